@@ -1,0 +1,384 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One client connection: reads requests, dispatches them, and writes the answers back in request order
+/// (pipelining, RFC 9112 §9.3.2), whichever order the handlers finish in.
+///
+/// Confined to its event loop's thread; handlers that answer later reach it through `EventLoop.execute`.
+final class Connection {
+    /// What the server remembers of a request between its head and its response.
+    private struct InFlight {
+        var isHead: Bool
+        var keepAlive: Bool
+        var http10: Bool
+        var method: HTTPMethod
+        var path: Substring
+        var started: UInt64
+    }
+
+    let token: UInt64
+    let fd: Int32
+    let peer: String
+    private unowned let loop: EventLoop
+    private var parser: HTTPRequestParser
+    private(set) var interest: Poller.Interest = .read
+
+    /// The head being read, waiting for its body.
+    private var current: (head: HTTPRequestHead, match: Router.Match, sequence: UInt64)?
+    private var nextSequence: UInt64 = 0
+    private var nextToSend: UInt64 = 0
+    private var inFlight: [UInt64: InFlight] = [:]
+    private var finished: [UInt64: HTTPResponse] = [:]
+    /// The request whose `100 Continue` waits for the responses before it.
+    private var continueFor: UInt64?
+
+    private var outbound: [[UInt8]] = []
+    private var outboundOffset = 0
+    private var outboundBytes = 0
+
+    /// No further requests are read: after `Connection: close`, an error, or at shutdown.
+    private var acceptsRequests = true
+    /// Close (lingering) once what is queued has been written.
+    private var closeAfterFlush = false
+    private var readPaused = false
+    private var peerClosed = false
+    private var isClosed = false
+
+    // Deadlines, in monotonic nanoseconds.
+    private var requestStarted = false
+    private var requestDeadline: UInt64 = 0
+    private var idleDeadline: UInt64
+    private var lastWriteProgress: UInt64 = 0
+    private var lingerDeadline: UInt64?
+
+    private static let readHighWater = 4 * 1024 * 1024
+
+    init(token: UInt64, fd: Int32, peer: String, loop: EventLoop) {
+        self.token = token
+        self.fd = fd
+        self.peer = peer
+        self.loop = loop
+        parser = HTTPRequestParser(limits: loop.context.configuration.parserLimits)
+        // A new connection has the header timeout to start its first request.
+        idleDeadline = loop.now + loop.context.configuration.headerTimeout.nanoseconds
+    }
+
+    private var configuration: HTTPServer.Configuration { loop.context.configuration }
+
+    // MARK: - Reading
+
+    func readable() {
+        guard !isClosed else { return }
+        while !readPaused && !peerClosed {
+            let received: Int?
+            do {
+                received = try Socket.receive(fd, into: loop.readBuffer)
+            } catch {
+                close()
+                return
+            }
+            guard let count = received else { break }
+            if count == 0 {
+                peerEnded()
+                return
+            }
+            // Draining before a close, or past the last request this connection will read: discard.
+            if lingerDeadline != nil || !acceptsRequests { continue }
+            parser.append(UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<count]))
+            processInput()
+            if isClosed || count < loop.readBuffer.count { break }
+        }
+    }
+
+    /// The client finished sending. Answer what it asked, then close; a half-read request is dropped.
+    private func peerEnded() {
+        peerClosed = true
+        acceptsRequests = false
+        if lingerDeadline != nil || (inFlight.isEmpty && outbound.isEmpty) {
+            close()
+        } else {
+            closeAfterFlush = true
+            updateInterest()
+        }
+    }
+
+    /// Parses and dispatches every complete request buffered, until the pipeline is full.
+    private func processInput() {
+        while acceptsRequests && !isClosed {
+            if inFlight.count >= configuration.maxPipelinedRequests || outboundBytes >= Self.readHighWater {
+                readPaused = true
+                updateInterest()
+                return
+            }
+            do {
+                guard let event = try parser.next() else { break }
+                switch event {
+                case .head(let head):
+                    try startRequest(head)
+                case .body(let body):
+                    finishRequest(body)
+                }
+            } catch {
+                fail(with: HTTPError(error))
+                return
+            }
+        }
+        trackRequestClock()
+    }
+
+    private func startRequest(_ head: HTTPRequestHead) throws(HTTPParseError) {
+        let match = loop.context.router.match(head.method, path: head.path)
+        let sequence = nextSequence
+        nextSequence += 1
+        inFlight[sequence] = InFlight(
+            isHead: head.method == .head, keepAlive: head.keepAlive, http10: head.version == .http1_0,
+            method: head.method, path: head.path, started: configuration.accessLog ? MonotonicClock.now() : 0)
+        current = (head, match, sequence)
+        requestDeadline = loop.now + configuration.bodyTimeout.nanoseconds
+        try parser.acceptBody(limit: match.bodyLimit)
+        if head.expectsContinue && head.framing != .none && parser.bufferedByteCount == 0 {
+            continueFor = sequence
+            sendContinueIfDue()
+        }
+    }
+
+    private func finishRequest(_ body: [UInt8]) {
+        guard let (head, match, sequence) = current else { return }
+        current = nil
+        requestStarted = false
+        if continueFor == sequence { continueFor = nil }
+        if !head.keepAlive || loop.isShuttingDown { acceptsRequests = false }
+        switch match {
+        case .failure(let error):
+            complete(sequence, error.response)
+        case .route(let handler, let parameters, _):
+            let request = HTTPRequest(head: head, body: body, pathParameters: parameters, remoteAddress: peer)
+            let box = LoopBound(self)
+            let responder = HTTPResponder { [loop] response in
+                loop.execute { box.value.complete(sequence, response) }
+            }
+            handler(request, responder)
+            if let response = responder.finishDispatch() { complete(sequence, response) }
+        }
+    }
+
+    /// A request that cannot be read answers with its error and closes the connection.
+    private func fail(with error: HTTPError) {
+        acceptsRequests = false
+        let sequence: UInt64
+        if let current {
+            sequence = current.sequence
+        } else {
+            sequence = nextSequence
+            nextSequence += 1
+            inFlight[sequence] = InFlight(
+                isHead: false, keepAlive: false, http10: false, method: .other("-"), path: "-", started: 0)
+        }
+        current = nil
+        var response = error.response
+        response.closesConnection = true
+        complete(sequence, response)
+    }
+
+    // MARK: - Writing
+
+    /// Takes a handler's answer; writes it and any later ones that were waiting for it, in order.
+    func complete(_ sequence: UInt64, _ response: HTTPResponse) {
+        guard !isClosed else { return }
+        guard sequence == nextToSend else {
+            finished[sequence] = response
+            return
+        }
+        enqueue(sequence, response)
+        while let next = finished.removeValue(forKey: nextToSend) { enqueue(nextToSend, next) }
+        sendContinueIfDue()
+        flush()
+        if readPaused && inFlight.count < configuration.maxPipelinedRequests && outboundBytes < Self.readHighWater {
+            readPaused = false
+            updateInterest()
+            processInput()
+        }
+    }
+
+    private func enqueue(_ sequence: UInt64, _ response: HTTPResponse) {
+        nextToSend = sequence + 1
+        guard let request = inFlight.removeValue(forKey: sequence) else { return }
+        let keepAlive = request.keepAlive && !response.closesConnection && !loop.isShuttingDown
+        queue(loop.encoder.head(for: response, keepAlive: keepAlive, http10: request.http10))
+        let sendsBody = !request.isHead && !response.status.forbidsBody && !response.body.isEmpty
+        if sendsBody { queue(response.body) }
+        if !keepAlive {
+            acceptsRequests = false
+            closeAfterFlush = true
+        }
+        if configuration.accessLog {
+            let micros = (MonotonicClock.now() &- request.started) / 1000
+            loop.context.logger.info(
+                "request",
+                [
+                    ("method", request.method.description), ("path", String(request.path.prefix(512))),
+                    ("status", String(response.status.code)), ("bytes", String(sendsBody ? response.body.count : 0)),
+                    ("duration_ms", "\(micros / 1000).\(String(micros % 1000 + 1000).dropFirst())"),
+                    ("peer", peer),
+                ])
+        }
+    }
+
+    /// Writes the interim `100 Continue` once every earlier response has gone out (RFC 9110 §15.2.1).
+    private func sendContinueIfDue() {
+        guard let sequence = continueFor, sequence == nextToSend else { return }
+        continueFor = nil
+        queue(ResponseEncoder.continueResponse)
+        flush()
+    }
+
+    private func queue(_ bytes: [UInt8]) {
+        if outbound.isEmpty { lastWriteProgress = loop.now }
+        outbound.append(bytes)
+        outboundBytes += bytes.count
+    }
+
+    func writable() {
+        guard !isClosed else { return }
+        flush()
+    }
+
+    private func flush() {
+        while !outbound.isEmpty && !isClosed {
+            let sent: Int
+            do {
+                sent = try sendQueued()
+            } catch {
+                close()
+                return
+            }
+            if sent == 0 { break }
+            lastWriteProgress = loop.now
+            consume(sent)
+        }
+        if outbound.isEmpty && !isClosed {
+            if closeAfterFlush {
+                startLingeringClose()
+                return
+            }
+            if inFlight.isEmpty { idleDeadline = loop.now + configuration.idleTimeout.nanoseconds }
+        }
+        updateInterest()
+    }
+
+    /// One `sendmsg` over up to 64 queued buffers.
+    private func sendQueued() throws(SystemError) -> Int {
+        var vectors: [iovec] = []
+        vectors.reserveCapacity(min(outbound.count, 64))
+        return try withVectors(from: 0, offset: outboundOffset, into: &vectors).get()
+    }
+
+    /// Pins each queued buffer in turn (recursively, since each pin is a closure) and sends them all.
+    private func withVectors(from index: Int, offset: Int, into vectors: inout [iovec]) -> Result<Int, SystemError> {
+        if index == outbound.count || index == 64 { return Result { () throws(SystemError) in try Socket.send(fd, &vectors) } }
+        return outbound[index].withUnsafeBytes { bytes in
+            let base = UnsafeMutableRawPointer(mutating: bytes.baseAddress).map { $0 + offset }
+            vectors.append(iovec(iov_base: base, iov_len: bytes.count - offset))
+            return withVectors(from: index + 1, offset: 0, into: &vectors)
+        }
+    }
+
+    private func consume(_ count: Int) {
+        var remaining = count
+        outboundBytes -= count
+        while remaining > 0, let first = outbound.first {
+            let left = first.count - outboundOffset
+            if remaining >= left {
+                remaining -= left
+                outbound.removeFirst()
+                outboundOffset = 0
+            } else {
+                outboundOffset += remaining
+                remaining = 0
+            }
+        }
+    }
+
+    // MARK: - Interest, timeouts, closing
+
+    private func updateInterest() {
+        guard !isClosed else { return }
+        var wanted: Poller.Interest = []
+        if !readPaused && !peerClosed { wanted.insert(.read) }
+        if !outbound.isEmpty { wanted.insert(.write) }
+        guard wanted != interest else { return }
+        let previous = interest
+        interest = wanted
+        loop.setInterest(self, wanted, previous: previous)
+    }
+
+    /// Starts the header timeout at a request's first byte, so trickling bytes cannot extend it.
+    private func trackRequestClock() {
+        let inside = parser.isInsideRequest
+        if inside && !requestStarted && current == nil {
+            requestStarted = true
+            requestDeadline = loop.now + configuration.headerTimeout.nanoseconds
+        } else if !inside {
+            requestStarted = false
+        }
+    }
+
+    func checkTimeouts(now: UInt64) {
+        guard !isClosed else { return }
+        if let lingerDeadline {
+            if now >= lingerDeadline { close() }
+        } else if !outbound.isEmpty {
+            if now >= lastWriteProgress + configuration.writeTimeout.nanoseconds { close() }
+        } else if acceptsRequests && (current != nil || requestStarted) {
+            if now >= requestDeadline { fail(with: .requestTimeout) }
+        } else if inFlight.isEmpty && now >= idleDeadline {
+            close()
+        }
+    }
+
+    /// Shutdown: an idle connection closes now; a busy one finishes the request it is in and then closes.
+    func shutdownRequested() {
+        if inFlight.isEmpty && outbound.isEmpty && current == nil && !parser.isInsideRequest {
+            close()
+            return
+        }
+        if current == nil && !parser.isInsideRequest { acceptsRequests = false }
+        if inFlight.isEmpty && outbound.isEmpty && !acceptsRequests { close() }
+    }
+
+    /// Half-closes and reads what the client is still sending for a moment before closing, so that the
+    /// kernel does not answer unread bytes with a reset that destroys the response (RFC 9112 §9.6).
+    private func startLingeringClose() {
+        guard lingerDeadline == nil else { return }
+        if peerClosed {
+            close()
+            return
+        }
+        shutdown(fd, Int32(SHUT_WR))
+        lingerDeadline = loop.now + 2_000_000_000
+        readPaused = false
+        updateInterest()
+    }
+
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        loop.remove(self)
+        #if canImport(Glibc)
+        Glibc.close(fd)
+        #else
+        Darwin.close(fd)
+        #endif
+        outbound.removeAll()
+        finished.removeAll()
+    }
+}
+
+/// Carries a loop-confined object through a `@Sendable` closure that only touches it back on its loop.
+struct LoopBound<Value: AnyObject>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

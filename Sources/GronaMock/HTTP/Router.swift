@@ -1,0 +1,106 @@
+/// Answers a request now or later. Call `send` exactly once, from any thread; later calls are ignored.
+public typealias HTTPHandler = @Sendable (HTTPRequest, HTTPResponder) -> Void
+
+/// Maps method and path to a handler, with `{name}` path parameters.
+///
+/// Routes are few (tens), so matching walks them in order; a path that matches some route but not its
+/// method gets 405 with `Allow`, and `HEAD` is served by the `GET` route with the body left off.
+public struct Router: Sendable {
+    /// The body limit of routes that do not set one, and of requests that match no route.
+    public static let defaultBodyLimit = 64 * 1024
+
+    struct Route: Sendable {
+        let method: HTTPMethod
+        let segments: [Segment]
+        let bodyLimit: Int
+        let handler: HTTPHandler
+    }
+
+    enum Segment: Sendable, Equatable {
+        case literal(String)
+        case parameter(String)
+    }
+
+    /// What a request's method and path resolve to.
+    public enum Match: Sendable {
+        case route(handler: HTTPHandler, parameters: [String: String], bodyLimit: Int)
+        case failure(HTTPError)
+
+        var bodyLimit: Int {
+            switch self {
+            case .route(_, _, let limit): limit
+            case .failure: Router.defaultBodyLimit
+            }
+        }
+    }
+
+    private var routes: [Route] = []
+
+    public init() {}
+
+    /// Adds a handler that may answer later, from any thread.
+    public mutating func on(
+        _ method: HTTPMethod, _ pattern: String, bodyLimit: Int = Router.defaultBodyLimit,
+        handler: @escaping HTTPHandler
+    ) {
+        let segments = pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map {
+            segment -> Segment in
+            segment.hasPrefix("{") && segment.hasSuffix("}")
+                ? .parameter(String(segment.dropFirst().dropLast())) : .literal(String(segment))
+        }
+        routes.append(Route(method: method, segments: segments, bodyLimit: bodyLimit, handler: handler))
+    }
+
+    /// Adds a handler that answers at once; a thrown `HTTPError` becomes its error body, anything else a 500.
+    public mutating func on(
+        _ method: HTTPMethod, _ pattern: String, bodyLimit: Int = Router.defaultBodyLimit,
+        _ handler: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse
+    ) {
+        on(method, pattern, bodyLimit: bodyLimit) { request, responder in
+            responder.send(Router.respond(to: request, with: handler))
+        }
+    }
+
+    /// Runs a synchronous handler and turns whatever it throws into a response.
+    public static func respond(
+        to request: HTTPRequest, with handler: (HTTPRequest) throws -> HTTPResponse
+    ) -> HTTPResponse {
+        do {
+            return try handler(request)
+        } catch let error as HTTPError {
+            return error.response
+        } catch {
+            return HTTPError.internalError.response
+        }
+    }
+
+    public func match(_ method: HTTPMethod, path: Substring) -> Match {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        var allowed: [HTTPMethod] = []
+        for route in routes {
+            guard let parameters = Self.bind(route.segments, to: parts) else { continue }
+            if route.method == method || (method == .head && route.method == .get) {
+                return .route(handler: route.handler, parameters: parameters, bodyLimit: route.bodyLimit)
+            }
+            if !allowed.contains(route.method) { allowed.append(route.method) }
+        }
+        guard !allowed.isEmpty else { return .failure(.notFound(String(path))) }
+        if let get = allowed.firstIndex(of: .get), !allowed.contains(.head) { allowed.insert(.head, at: get + 1) }
+        return .failure(.methodNotAllowed(method, allowed: allowed))
+    }
+
+    private static func bind(_ segments: [Segment], to parts: ArraySlice<Substring>) -> [String: String]? {
+        guard segments.count == parts.count else { return nil }
+        var parameters: [String: String] = [:]
+        for (segment, part) in zip(segments, parts) {
+            switch segment {
+            case .literal(let literal):
+                guard part == literal else { return nil }
+            case .parameter(let name):
+                guard !part.isEmpty, let value = PercentDecoding.decode(part) else { return nil }
+                parameters[name] = value
+            }
+        }
+        return parameters
+    }
+}

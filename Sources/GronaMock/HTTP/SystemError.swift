@@ -1,0 +1,29 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A failed system call: its name and `errno`, turned into a sentence once, here.
+public struct SystemError: Error, Sendable, CustomStringConvertible {
+    public let call: String
+    public let errno: Int32
+
+    public init(_ call: String, errno: Int32) {
+        self.call = call
+        self.errno = errno
+    }
+
+    /// The error of the call that just failed.
+    static func last(_ call: String) -> SystemError {
+        #if canImport(Glibc)
+        SystemError(call, errno: Glibc.errno)
+        #else
+        SystemError(call, errno: Darwin.errno)
+        #endif
+    }
+
+    public var description: String {
+        "\(call) failed: \(String(cString: strerror(errno))) (errno \(errno))"
+    }
+}
