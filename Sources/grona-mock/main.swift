@@ -1,1 +1,57 @@
-print("x")
+import GronaMock
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The grona-mock command line: a thin shell over the GronaMock engine that parses arguments, handles
+/// signals and prints.
+let usage = """
+    grona-mock \(GronaMockVersion.current): a mock of the Grona platform for SDK, app and order-backend tests.
+
+    USAGE: grona-mock [serve] [options]
+           grona-mock <command> [options]
+
+    COMMANDS:
+      serve      Serve the endpoints and the /_mock API (the default when no command is given).
+
+    Run 'grona-mock <command> --help' for a command's options.
+      -h, --help      Show this help.
+      --version       Print the version.
+    """
+
+// A closed stdout or socket must fail a write, not kill the process.
+signal(SIGPIPE, SIG_IGN)
+
+var environment: [String: String] = [:]
+var pointer = environ
+while let entry = pointer.pointee {
+    let text = String(cString: entry)
+    if let equals = text.firstIndex(of: "=") {
+        environment[String(text[..<equals])] = String(text[text.index(after: equals)...])
+    }
+    pointer += 1
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let status: ExitCode
+switch arguments.first {
+case nil:
+    status = ServeCommand.run([], environment: environment)
+case "serve":
+    status = ServeCommand.run(Array(arguments.dropFirst()), environment: environment)
+case "--version":
+    Console.out("grona-mock \(GronaMockVersion.current)")
+    status = .success
+case "--help", "-h", "help":
+    Console.out(usage)
+    status = .success
+case let option? where option.hasPrefix("-"):
+    status = ServeCommand.run(arguments, environment: environment)
+case let command?:
+    Console.error("grona-mock: unknown command \"\(command)\"\nRun 'grona-mock --help' for the commands.")
+    status = .usage
+}
+exit(status.rawValue)

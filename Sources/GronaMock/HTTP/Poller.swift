@@ -81,7 +81,9 @@ final class Poller {
     func register(_ fd: Int32, token: UInt64, interest: Interest, exclusive: Bool = false) throws(SystemError) {
         #if canImport(Glibc)
         var event = epoll_event()
-        event.events = Self.epollMask(interest) | (exclusive ? EPOLLEXCLUSIVE.rawValue : 0)
+        // EPOLLEXCLUSIVE admits only IN, OUT, ERR and HUP: no RDHUP for the shared listener.
+        event.events = exclusive ? Self.epollMask(interest) & ~EPOLLRDHUP.rawValue | EPOLLEXCLUSIVE.rawValue
+            : Self.epollMask(interest)
         event.data.u64 = token
         guard epoll_ctl(descriptor, EPOLL_CTL_ADD, fd, &event) == 0 else { throw SystemError.last("epoll_ctl") }
         #else

@@ -1,0 +1,24 @@
+/// Everything `grona-mock serve` can be told, with the defaults a fresh checkout runs with.
+public struct GronaMockConfiguration: Sendable {
+    /// Socket, loops, timeouts and limits of the HTTP server.
+    public var http: HTTPServer.Configuration
+    /// Workspace source files, `<workspaceKey>.json` (contract §3).
+    public var workspacesDirectory: String
+    /// Signing keys, `<kid>.pem` (contract §2).
+    public var keysDirectory: String
+    /// The SQLite file events are stored in; `:memory:` keeps them in memory only.
+    public var databasePath: String
+    /// Files served read-only under `/_mock/static/<name>` (image assets for app tests, benchmark bodies).
+    public var staticDirectory: String?
+
+    public init(
+        http: HTTPServer.Configuration = HTTPServer.Configuration(), workspacesDirectory: String = "workspaces",
+        keysDirectory: String = "keys", databasePath: String = "grona-mock.sqlite", staticDirectory: String? = nil
+    ) {
+        self.http = http
+        self.workspacesDirectory = workspacesDirectory
+        self.keysDirectory = keysDirectory
+        self.databasePath = databasePath
+        self.staticDirectory = staticDirectory
+    }
+}

@@ -1,0 +1,109 @@
+import GronaMock
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `grona-mock serve`: runs the mock until SIGINT or SIGTERM, then shuts down gracefully.
+enum ServeCommand {
+    static let options: [OptionSpec] = [
+        .value("host", "ADDRESS", environment: "GRONA_MOCK_HOST", default: "127.0.0.1",
+            help: "Address to listen on; 0.0.0.0 for every interface."),
+        .value("port", "PORT", environment: "GRONA_MOCK_PORT", default: "8080",
+            help: "TCP port; 0 picks a free one (read it from the start line)."),
+        .value("workspaces", "DIR", environment: "GRONA_MOCK_WORKSPACES", default: "./workspaces",
+            help: "Workspace files, one <workspaceKey>.json each."),
+        .value("keys", "DIR", environment: "GRONA_MOCK_KEYS", default: "./keys",
+            help: "Signing keys, one <kid>.pem (PKCS#8) each."),
+        .value("db", "FILE", environment: "GRONA_MOCK_DB", default: "./grona-mock.sqlite",
+            help: "SQLite file for received events; :memory: keeps them in memory."),
+        .value("static", "DIR", environment: "GRONA_MOCK_STATIC",
+            help: "Serve the files of DIR under /_mock/static/<name>."),
+        .flag("access-log", environment: "GRONA_MOCK_ACCESS_LOG",
+            help: "Log one line per request (method, path, status, bytes, duration)."),
+        .value("log-format", "text|json", environment: "GRONA_MOCK_LOG_FORMAT", default: "text",
+            help: "Log line format on standard error."),
+        .value("event-loops", "N", environment: "GRONA_MOCK_EVENT_LOOPS", default: String(HTTPServer.coreCount),
+            help: "Event loop threads (one per core)."),
+        .value("max-connections", "N", environment: "GRONA_MOCK_MAX_CONNECTIONS", default: "10000",
+            help: "Open connections beyond this are answered 503."),
+    ]
+
+    static let usage = """
+        USAGE: grona-mock serve [options]
+
+        Serves the Grona configuration, grants and events endpoints and the /_mock control API.
+        Prints "grona-mock <version> listening on <url>" once the socket is bound.
+        Stops on SIGINT or SIGTERM: no new connections, requests in flight answered, exit 0.
+
+        OPTIONS:
+        \(ParsedOptions.help(for: options))
+          -h, --help             Show this help.
+        """
+
+    static func run(_ arguments: [String], environment: [String: String]) -> ExitCode {
+        let configuration: GronaMockConfiguration
+        let logger: Logger
+        do {
+            let parsed = try ParsedOptions.parse(arguments, specs: options, environment: environment)
+            if parsed.wantsHelp {
+                Console.out(usage)
+                return .success
+            }
+            (configuration, logger) = try makeConfiguration(parsed)
+        } catch {
+            Console.error("grona-mock serve: \(error.message)\nRun 'grona-mock serve --help' for the options.")
+            return .usage
+        }
+
+        // Block the stop signals before any thread starts, so every thread inherits the mask and only
+        // `sigwait` below ever sees them.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+
+        let server: GronaMockServer
+        do {
+            server = try GronaMockServer.start(configuration, logger: logger)
+        } catch {
+            Console.error("grona-mock: \(error)")
+            return .failure
+        }
+        Console.out("grona-mock \(GronaMockVersion.current) listening on \(server.url)")
+
+        var received: Int32 = 0
+        sigwait(&signals, &received)
+        logger.info("stopping", [("signal", received == SIGINT ? "SIGINT" : "SIGTERM")])
+        server.shutdown()
+        server.wait()
+        logger.info("stopped")
+        return .success
+    }
+
+    private static func makeConfiguration(
+        _ parsed: ParsedOptions
+    ) throws(UsageError) -> (GronaMockConfiguration, Logger) {
+        var http = HTTPServer.Configuration()
+        http.host = parsed.value("host") ?? http.host
+        http.port = try parsed.integer("port", in: 0...65535) ?? http.port
+        http.eventLoops = try parsed.integer("event-loops", in: 1...256) ?? http.eventLoops
+        http.maxConnections = try parsed.integer("max-connections", in: 1...1_000_000) ?? http.maxConnections
+        http.accessLog = parsed.flag("access-log")
+
+        let formatText = parsed.value("log-format") ?? "text"
+        guard let format = Logger.Format(rawValue: formatText) else {
+            throw UsageError("--log-format must be text or json, not \"\(formatText)\"")
+        }
+        let configuration = GronaMockConfiguration(
+            http: http,
+            workspacesDirectory: parsed.value("workspaces") ?? "./workspaces",
+            keysDirectory: parsed.value("keys") ?? "./keys",
+            databasePath: parsed.value("db") ?? "./grona-mock.sqlite",
+            staticDirectory: parsed.value("static"))
+        return (configuration, Logger(format: format))
+    }
+}
