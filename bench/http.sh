@@ -1,0 +1,416 @@
+#!/usr/bin/env bash
+# bench/http.sh: HTTP throughput of grona-mock's static file serving, measured against nginx.
+#
+# Both servers serve the same 20 KiB JSON document over keep-alive HTTP/1.1 on 127.0.0.1; wrk drives each
+# with one thread and 64 connections, in the same run on the same machine, so the ratio of the two rates is
+# meaningful even where the absolute numbers are not comparable between machines.
+#
+# Run from anywhere:   bash bench/http.sh
+# Environment:         DURATION  seconds per measured run (default 10)
+#                      WARMUP    seconds of unmeasured load before each run (default 2)
+#
+# Exit status: 0 whenever the measurement ran, whether or not the target was met (a benchmark reports, it
+# does not gate); non-zero when something could not be installed, built or started.
+#
+# Traffic goes to 127.0.0.1 only, and every wait and every load run is bounded in time.
+
+set -euo pipefail
+
+readonly TARGET_RATIO="0.70"
+readonly BODY_BYTES=20480
+readonly CONNECTIONS=64
+readonly THREADS=1
+DURATION="${DURATION:-10}"
+WARMUP="${WARMUP:-2}"
+
+# Filled in as things start, so that cleanup knows what to stop.
+WORK=""
+NGINX_PID=""
+GRONA_PID=""
+
+log() { printf '%s\n' "$*"; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# ---------------------------------------------------------------------------------------------------------
+# Cleanup: runs on every exit, normal or not, so that no server outlives the script.
+# ---------------------------------------------------------------------------------------------------------
+
+# Stops one process by pid: TERM, a bounded wait, then KILL. Never waits more than about 5 s.
+stop_process() {
+    local pid="$1" name="$2"
+    [[ -n "$pid" ]] || return 0
+    kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null || true; return 0; }
+    kill -TERM "$pid" 2>/dev/null || true
+    local i
+    for ((i = 0; i < 50; i++)); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+        log "warning: $name (pid $pid) ignored SIGTERM for 5 s; killing it"
+        kill -KILL "$pid" 2>/dev/null || true
+    fi
+    wait "$pid" 2>/dev/null || true
+}
+
+# nginx's workers are children of its master; a KILLed master would leave them running, so they are
+# collected by parent pid first and stopped after the master.
+stop_nginx() {
+    [[ -n "$NGINX_PID" ]] || return 0
+    local workers
+    workers="$(ps -o pid= --ppid "$NGINX_PID" 2>/dev/null || true)"
+    stop_process "$NGINX_PID" nginx
+    local w
+    for w in $workers; do
+        kill -KILL "$w" 2>/dev/null || true
+    done
+    NGINX_PID=""
+}
+
+cleanup() {
+    local rc=$?
+    trap - EXIT INT TERM
+    stop_process "$GRONA_PID" grona-mock
+    GRONA_PID=""
+    stop_nginx
+    if [[ -n "$WORK" && -d "$WORK" ]]; then
+        rm -rf -- "$WORK"
+    fi
+    exit "$rc"
+}
+
+# ---------------------------------------------------------------------------------------------------------
+# Set-up
+# ---------------------------------------------------------------------------------------------------------
+
+check_settings() {
+    # Accept "10" or "10s"; the number is needed in seconds to bound wrk with timeout(1).
+    DURATION="${DURATION%s}"
+    WARMUP="${WARMUP%s}"
+    [[ "$DURATION" =~ ^[1-9][0-9]*$ ]] || die "DURATION must be a whole number of seconds, got '$DURATION'"
+    [[ "$WARMUP" =~ ^[0-9]+$ ]] || die "WARMUP must be a whole number of seconds, got '$WARMUP'"
+}
+
+# Installs what is missing from Debian. apt-get update runs only when an install is needed, because it is
+# slow and needs the network.
+ensure_tools() {
+    local missing=()
+    command -v wrk >/dev/null 2>&1 || missing+=(wrk)
+    # nginx lives in /usr/sbin, which is not on every user's PATH.
+    command -v nginx >/dev/null 2>&1 || [[ -x /usr/sbin/nginx ]] || missing+=(nginx-light)
+    command -v curl >/dev/null 2>&1 || missing+=(curl)
+    command -v python3 >/dev/null 2>&1 || missing+=(python3)
+    if ((${#missing[@]} > 0)); then
+        [[ "$(id -u)" -eq 0 ]] || die "missing ${missing[*]}; install them with apt-get or run as root"
+        log "== installing ${missing[*]}"
+        apt-get update -q
+        # No recommends: nginx-light pulls nothing else it needs here.
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+    fi
+    NGINX="$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)"
+    local tool
+    for tool in wrk curl python3 timeout sha256sum "$NGINX"; do
+        command -v "$tool" >/dev/null 2>&1 || die "$tool is still missing"
+    done
+}
+
+build_grona() {
+    log "== building grona-mock (release)"
+    swift build -c release --product grona-mock
+    GRONA_BIN="$(swift build -c release --show-bin-path)/grona-mock"
+    [[ -x "$GRONA_BIN" ]] || die "no executable at $GRONA_BIN after the build"
+}
+
+# A deterministic, realistic-looking JSON document (a page of a product listing), padded through an opaque
+# cursor to exactly BODY_BYTES so both servers send the same number of bytes run after run.
+generate_body() {
+    mkdir -p "$WORK/www"
+    python3 - "$WORK/www/bench.json" "$BODY_BYTES" <<'PY'
+import hashlib, json, sys
+
+path, target = sys.argv[1], int(sys.argv[2])
+colours = ["black", "white", "slate", "forest green", "navy", "sand", "crimson", "ochre"]
+materials = ["recycled polyester", "organic cotton", "aluminium", "oak", "stainless steel", "merino wool"]
+kinds = ["backpack", "water bottle", "desk lamp", "rain jacket", "notebook", "headphones", "mug", "chair"]
+tags = ["new", "bestseller", "eco", "limited", "sale", "gift", "outdoor", "office", "travel", "kitchen"]
+
+def product(i):
+    kind = kinds[i % len(kinds)]
+    colour = colours[(i * 3) % len(colours)]
+    material = materials[(i * 5) % len(materials)]
+    cents = 999 + (i * 7919) % 25000
+    return {
+        "id": f"prod_{i:06d}",
+        "sku": f"GR-{(i * 2654435761) % 1000000:06d}-{colour[:2].upper()}",
+        "name": f"{colour.title()} {kind} no. {i + 1}",
+        "description": f"A {colour} {kind} made of {material}, designed for everyday use and built to last.",
+        "price": {"amount": cents, "currency": "EUR", "formatted": f"€{cents // 100}.{cents % 100:02d}"},
+        "in_stock": i % 5 != 0,
+        "stock": (i * 37) % 120,
+        "tags": [tags[(i + k) % len(tags)] for k in range(1 + i % 3)],
+        "rating": {"average": round(3 + (i % 20) / 10, 1), "count": (i * 53) % 900},
+        "dimensions_mm": {"w": 100 + i % 300, "h": 50 + (i * 3) % 400, "d": 20 + (i * 7) % 150},
+        "created_at": f"2024-{1 + i % 12:02d}-{1 + i % 28:02d}T{i % 24:02d}:{(i * 7) % 60:02d}:00Z",
+    }
+
+def render(items, cursor):
+    doc = {"object": "list", "page": 1, "per_page": len(items), "total": 4812,
+           "data": items, "next_cursor": cursor}
+    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+items = []
+while len(render(items + [product(len(items))], "")) <= target:
+    items.append(product(len(items)))
+# The cursor takes up the rest, so the document is exactly `target` bytes.
+seed = hashlib.sha256(b"grona-mock bench").hexdigest()
+cursor = (seed * (target // len(seed) + 1))[: target - len(render(items, ""))]
+body = render(items, cursor)
+assert len(body) == target, len(body)
+json.loads(body)
+with open(path, "wb") as f:
+    f.write(body)
+PY
+    # mktemp makes WORK 0700; nginx's workers may run as another user, so the tree is made readable.
+    chmod 755 "$WORK" "$WORK/www"
+    chmod 644 "$WORK/www/bench.json"
+    BODY_SHA="$(sha256sum "$WORK/www/bench.json" | cut -d' ' -f1)"
+    log "== body: $(wc -c <"$WORK/www/bench.json") bytes, sha256 $BODY_SHA"
+}
+
+# A port that was free a moment ago. nginx cannot report a port it chose itself, so one is picked here;
+# the small race with other programs is handled by retrying in start_nginx.
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+# Polls until a GET of URL succeeds or SECONDS pass; fails early if PID dies.
+wait_http() {
+    local url="$1" pid="$2" seconds="$3" i
+    for ((i = 0; i < seconds * 10; i++)); do
+        kill -0 "$pid" 2>/dev/null || return 1
+        curl -fsS -o /dev/null --max-time 1 "$url" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+write_nginx_conf() {
+    local port="$1"
+    # user: the master runs as root when we do, and its workers would otherwise drop to "nobody".
+    local user_line=""
+    if [[ "$(id -u)" -eq 0 ]]; then user_line="user root root;"; fi
+    cat >"$WORK/nginx.conf" <<EOF
+# Generated by bench/http.sh; everything lives in $WORK so nothing under /etc or /var is touched.
+$user_line
+worker_processes 1;
+daemon off;
+pid $WORK/nginx.pid;
+error_log $WORK/nginx-error.log warn;
+
+events {
+    worker_connections 1024;
+}
+
+http {
+    access_log off;
+    client_body_temp_path $WORK/nginx-tmp/body;
+    proxy_temp_path       $WORK/nginx-tmp/proxy;
+    fastcgi_temp_path     $WORK/nginx-tmp/fastcgi;
+    uwsgi_temp_path       $WORK/nginx-tmp/uwsgi;
+    scgi_temp_path        $WORK/nginx-tmp/scgi;
+
+    types { }
+    default_type application/json;
+
+    # Keep-alive on, and not cut off after nginx's default 1000 requests, so wrk's connections live for the
+    # whole run, as they do against grona-mock.
+    keepalive_timeout 65s;
+    keepalive_requests 1000000;
+
+    sendfile on;
+    tcp_nopush on;
+
+    server {
+        listen 127.0.0.1:$port;
+        root $WORK/www;
+        location = /bench.json { }
+        location / { return 404; }
+    }
+}
+EOF
+}
+
+start_nginx() {
+    mkdir -p "$WORK/nginx-tmp"
+    local attempt port
+    for attempt in 1 2 3; do
+        port="$(free_port)"
+        write_nginx_conf "$port"
+        # -e sends the error log to the temp dir from the first moment, before the config is read.
+        "$NGINX" -p "$WORK" -e "$WORK/nginx-error.log" -c "$WORK/nginx.conf" \
+            >"$WORK/nginx.out" 2>&1 </dev/null &
+        NGINX_PID=$!
+        if wait_http "http://127.0.0.1:$port/bench.json" "$NGINX_PID" 10; then
+            NGINX_URL="http://127.0.0.1:$port/bench.json"
+            log "== nginx $("$NGINX" -v 2>&1 | sed 's/^nginx version: //') listening on 127.0.0.1:$port (pid $NGINX_PID)"
+            return 0
+        fi
+        log "nginx did not come up on port $port (attempt $attempt):"
+        tail -n 5 "$WORK/nginx-error.log" "$WORK/nginx.out" >&2 2>/dev/null || true
+        stop_nginx
+    done
+    die "nginx could not be started"
+}
+
+start_grona() {
+    # stdbuf: should grona-mock's stdout be block-buffered when it is a file, its URL line still arrives.
+    local runner=()
+    command -v stdbuf >/dev/null 2>&1 && runner=(stdbuf -oL)
+    "${runner[@]}" "$GRONA_BIN" serve --port 0 --static "$WORK/www" \
+        >"$WORK/grona.out" 2>"$WORK/grona.err" </dev/null &
+    GRONA_PID=$!
+
+    # Port 0 lets grona-mock pick its own port; it prints its URL once bound.
+    local i port=""
+    for ((i = 0; i < 100; i++)); do
+        port="$(grep -oE 'http://[^ /]+:[0-9]+' "$WORK/grona.out" 2>/dev/null | head -n 1 | sed -E 's/.*:([0-9]+)$/\1/' || true)"
+        [[ -n "$port" ]] && break
+        if ! kill -0 "$GRONA_PID" 2>/dev/null; then
+            log "grona-mock exited before printing its URL; its output:"
+            cat "$WORK/grona.out" "$WORK/grona.err" >&2 || true
+            die "grona-mock could not be started"
+        fi
+        sleep 0.1
+    done
+    if [[ -z "$port" ]]; then
+        log "grona-mock printed no URL within 10 s; its output:"
+        cat "$WORK/grona.out" "$WORK/grona.err" >&2 || true
+        die "grona-mock could not be started"
+    fi
+    # Whatever host the line names, the load goes to 127.0.0.1 only.
+    GRONA_URL="http://127.0.0.1:$port/_mock/static/bench.json"
+    wait_http "$GRONA_URL" "$GRONA_PID" 10 || {
+        log "grona-mock does not answer GET $GRONA_URL:"
+        curl -sS -i --max-time 2 "$GRONA_URL" 2>&1 | head -n 20 >&2 || true
+        cat "$WORK/grona.err" >&2 || true
+        die "grona-mock is not serving the static file"
+    }
+    log "== grona-mock listening on 127.0.0.1:$port (pid $GRONA_PID)"
+}
+
+# Measuring a server that sends the wrong bytes would be meaningless: both bodies must be the file itself.
+verify_bodies() {
+    local name url sha info
+    for name in nginx grona-mock; do
+        if [[ "$name" == nginx ]]; then url="$NGINX_URL"; else url="$GRONA_URL"; fi
+        info="$(curl -sS --max-time 5 -o "$WORK/check-$name" -w '%{http_code} %{content_type}' "$url")" \
+            || die "GET $url failed"
+        sha="$(sha256sum "$WORK/check-$name" | cut -d' ' -f1)"
+        log "== $name: HTTP ${info%% *}, content-type '${info#* }', $(wc -c <"$WORK/check-$name") bytes, sha256 $sha"
+        [[ "${info%% *}" == 200 ]] || die "$name answered ${info%% *}, not 200"
+        [[ "$sha" == "$BODY_SHA" ]] || die "$name's body differs from the generated file"
+    done
+    log "== bodies identical"
+}
+
+# ---------------------------------------------------------------------------------------------------------
+# Measurement
+# ---------------------------------------------------------------------------------------------------------
+
+# Runs a warm-up, then the measured run, whose full wrk report goes to stdout and to $WORK/wrk-NAME.txt.
+# timeout(1) bounds each run in case wrk itself stalls.
+run_wrk() {
+    local name="$1" url="$2"
+    if ((WARMUP > 0)); then
+        log "== warming up $name (${WARMUP}s)"
+        timeout --kill-after=5 "$((WARMUP + 20))" \
+            wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WARMUP}s" "$url" >/dev/null \
+            || die "wrk warm-up against $name failed"
+    fi
+    log "== measuring $name (${DURATION}s)"
+    timeout --kill-after=5 "$((DURATION + 30))" \
+        wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency "$url" | tee "$WORK/wrk-$name.txt" \
+        || die "wrk against $name failed"
+    # The servers must have lived through the load for the figures to mean anything.
+    if [[ "$name" == nginx ]]; then kill -0 "$NGINX_PID"; else kill -0 "$GRONA_PID"; fi 2>/dev/null \
+        || die "$name died during the run"
+}
+
+# Reads one figure out of a saved wrk report: rps, p50, p99 or errors (a short description, empty if none).
+wrk_figure() {
+    local file="$WORK/wrk-$1.txt"
+    case "$2" in
+        rps) awk '/^Requests\/sec:/ { print $2 }' "$file" ;;
+        p50) awk '$1 == "50%" { print $2 }' "$file" ;;
+        p99) awk '$1 == "99%" { print $2 }' "$file" ;;
+        errors)
+            {
+                grep -E '^ *Non-2xx or 3xx responses:' "$file" | sed -E 's/^ *//' || true
+                # Only non-zero socket error counts matter.
+                grep -E '^ *Socket errors:' "$file" | sed -E 's/^ *//' | grep -E '[1-9]' || true
+            } | paste -sd ';' -
+            ;;
+    esac
+}
+
+report() {
+    local ng_rps gm_rps ratio verdict name
+    ng_rps="$(wrk_figure nginx rps)"
+    gm_rps="$(wrk_figure grona-mock rps)"
+    [[ -n "$ng_rps" && -n "$gm_rps" ]] || die "could not read Requests/sec from wrk's output"
+
+    echo
+    echo "== results: wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s --latency, ${BODY_BYTES}-byte JSON body, $(nproc) cores"
+    printf '%-12s %14s %10s %10s\n' server "requests/s" p50 p99
+    for name in nginx grona-mock; do
+        printf '%-12s %14s %10s %10s\n' "$name" "$(wrk_figure "$name" rps)" \
+            "$(wrk_figure "$name" p50)" "$(wrk_figure "$name" p99)"
+    done
+
+    # The verdict is taken on the rounded figure, so the printed ratio and the verdict never disagree.
+    ratio="$(awk -v g="$gm_rps" -v n="$ng_rps" 'BEGIN { printf "%.2f", g / n }')"
+    echo "ratio grona-mock/nginx: ${ratio}x"
+    echo "target: ${TARGET_RATIO}x or better"
+
+    local ng_err gm_err
+    ng_err="$(wrk_figure nginx errors)"
+    gm_err="$(wrk_figure grona-mock errors)"
+    [[ -z "$ng_err" ]] || echo "warning: nginx had errors: $ng_err"
+    [[ -z "$gm_err" ]] || echo "warning: grona-mock had errors: $gm_err"
+
+    if [[ -n "$gm_err" ]]; then
+        # A fast rate made of failed responses does not meet the target.
+        verdict="BELOW TARGET (grona-mock had errors)"
+    elif awk -v r="$ratio" -v t="$TARGET_RATIO" 'BEGIN { exit !(r + 0 >= t + 0) }'; then
+        verdict="PASS"
+    else
+        verdict="BELOW TARGET"
+    fi
+    echo "$verdict"
+}
+
+main() {
+    trap cleanup EXIT
+    # Turning signals into exits makes the EXIT trap do the cleanup in every case.
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+    # Paths in the script are relative to the repository root, wherever it is run from.
+    cd "$(dirname "${BASH_SOURCE[0]}")/.."
+    check_settings
+    ensure_tools
+    build_grona
+    WORK="$(mktemp -d "${TMPDIR:-/tmp}/grona-bench-http.XXXXXX")"
+    generate_body
+    start_nginx
+    start_grona
+    verify_bodies
+    log "== commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $("$NGINX" -v 2>&1 | sed 's/^nginx version: //'), $(wrk --version 2>&1 | head -n 1 | cut -d' ' -f1-2)"
+    run_wrk nginx "$NGINX_URL"
+    run_wrk grona-mock "$GRONA_URL"
+    report
+}
+
+# Sourcing the file (to try out single functions) only defines them.
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
+    main "$@"
+fi
