@@ -40,7 +40,8 @@ let package = Package(
         ),
         .testTarget(
             name: "GronaMockTests",
-            dependencies: ["GronaMock"],
+            // The executable is a dependency so that command-line tests can run the built binary.
+            dependencies: ["GronaMock", "grona-mock"],
             resources: [.copy("Fixtures")]
         ),
     ],

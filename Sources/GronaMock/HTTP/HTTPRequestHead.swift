@@ -11,6 +11,19 @@ public struct HTTPRequestHead: Sendable {
     public var expectsContinue: Bool
     public var framing: BodyFraming
 
+    public init(
+        method: HTTPMethod, target: String, version: HTTPVersion = .http1_1, headers: HTTPHeaders = [:],
+        keepAlive: Bool = true, expectsContinue: Bool = false, framing: BodyFraming = .none
+    ) {
+        self.method = method
+        self.target = target
+        self.version = version
+        self.headers = headers
+        self.keepAlive = keepAlive
+        self.expectsContinue = expectsContinue
+        self.framing = framing
+    }
+
     /// How the body's end is found (RFC 9112 §6.3).
     public enum BodyFraming: Sendable, Equatable {
         case none

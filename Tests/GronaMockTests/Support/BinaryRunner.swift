@@ -1,0 +1,96 @@
+import Foundation
+
+/// Runs the built `grona-mock` binary, as a user would, and captures what it prints.
+struct BinaryRunner {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// The binary SwiftPM built next to the test bundle.
+    static var executable: URL {
+        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let beside = products.appendingPathComponent("grona-mock")
+        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
+        // On Linux the test runner may live inside the .xctest directory.
+        return products.deletingLastPathComponent().appendingPathComponent("grona-mock")
+    }
+
+    /// Runs to completion with `arguments` and `environment` added to a minimal environment.
+    static func run(_ arguments: [String], environment: [String: String] = [:], directory: URL? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = ["PATH": "/usr/bin:/bin"].merging(environment) { $1 }
+        if let directory { process.currentDirectoryURL = directory }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+/// A `grona-mock serve` child process: started, its start line read, stopped with a signal.
+final class ServerProcess {
+    let process = Process()
+    private let out = Pipe()
+    private let err = Pipe()
+    private(set) var url = ""
+
+    init(_ arguments: [String], environment: [String: String] = [:], directory: URL? = nil) throws {
+        process.executableURL = BinaryRunner.executable
+        process.arguments = arguments
+        process.environment = ["PATH": "/usr/bin:/bin"].merging(environment) { $1 }
+        if let directory { process.currentDirectoryURL = directory }
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        url = try readStartLine()
+    }
+
+    /// Waits (up to 10 s) for "… listening on <url>" and returns the URL.
+    private func readStartLine() throws -> String {
+        let handle = out.fileHandleForReading
+        var line = Data()
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            let byte = handle.readData(ofLength: 1)
+            if byte.isEmpty { break }
+            if byte == Data([0x0A]) { break }
+            line.append(byte)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let range = text.range(of: "http://") else {
+            process.terminate()
+            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            throw RawClient.Failure(description: "no start line; stdout: \(text); stderr: \(stderr)")
+        }
+        return String(text[range.lowerBound...])
+    }
+
+    var port: Int { Int(url.split(separator: ":").last ?? "") ?? 0 }
+
+    /// Sends `signal` and waits for the exit status (nil when it did not exit within `seconds`).
+    func stop(signal: Int32 = SIGTERM, within seconds: Double = 5) -> Int32? {
+        kill(process.processIdentifier, signal)
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            process.terminate()
+            return nil
+        }
+        return process.terminationStatus
+    }
+
+    var standardError: String {
+        String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
+}
