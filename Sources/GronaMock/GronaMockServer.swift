@@ -14,7 +14,7 @@ public final class GronaMockServer: Sendable {
     public static func start(
         _ configuration: GronaMockConfiguration, logger: Logger = Logger()
     ) throws(StartupError) -> GronaMockServer {
-        var router = Router()
+        var router = Router(logger: logger)
         HealthRoutes.register(on: &router)
         if let directory = configuration.staticDirectory {
             let files = try StaticFiles.load(from: directory)

@@ -42,7 +42,8 @@ struct ParsedOptions {
     func integer(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
         guard let text = values[name] else { return nil }
         guard let number = Int(text), range.contains(number) else {
-            throw UsageError("--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
+            throw UsageError(
+                "--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
         }
         return number
     }
@@ -82,14 +83,17 @@ struct ParsedOptions {
             } else if let inline {
                 parsed.values[name] = inline
             } else {
-                guard index < arguments.count else { throw UsageError("--\(name) needs a value (\(spec.valueName ?? "VALUE"))") }
+                guard index < arguments.count else {
+                    throw UsageError("--\(name) needs a value (\(spec.valueName ?? "VALUE"))")
+                }
                 parsed.values[name] = arguments[index]
                 index += 1
             }
         }
         for spec in specs {
             if spec.isFlag {
-                if !parsed.flags.contains(spec.name), let variable = spec.environment, let text = environment[variable] {
+                if !parsed.flags.contains(spec.name), let variable = spec.environment, let text = environment[variable]
+                {
                     switch text.lowercased() {
                     case "1", "true", "yes", "on": parsed.flags.insert(spec.name)
                     case "", "0", "false", "no", "off": break

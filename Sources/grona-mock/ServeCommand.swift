@@ -9,25 +9,35 @@ import Darwin
 /// `grona-mock serve`: runs the mock until SIGINT or SIGTERM, then shuts down gracefully.
 enum ServeCommand {
     static let options: [OptionSpec] = [
-        .value("host", "ADDRESS", environment: "GRONA_MOCK_HOST", default: "127.0.0.1",
+        .value(
+            "host", "ADDRESS", environment: "GRONA_MOCK_HOST", default: "127.0.0.1",
             help: "Address to listen on; 0.0.0.0 for every interface."),
-        .value("port", "PORT", environment: "GRONA_MOCK_PORT", default: "8080",
+        .value(
+            "port", "PORT", environment: "GRONA_MOCK_PORT", default: "8080",
             help: "TCP port; 0 picks a free one (read it from the start line)."),
-        .value("workspaces", "DIR", environment: "GRONA_MOCK_WORKSPACES", default: "./workspaces",
+        .value(
+            "workspaces", "DIR", environment: "GRONA_MOCK_WORKSPACES", default: "./workspaces",
             help: "Workspace files, one <workspaceKey>.json each."),
-        .value("keys", "DIR", environment: "GRONA_MOCK_KEYS", default: "./keys",
+        .value(
+            "keys", "DIR", environment: "GRONA_MOCK_KEYS", default: "./keys",
             help: "Signing keys, one <kid>.pem (PKCS#8) each."),
-        .value("db", "FILE", environment: "GRONA_MOCK_DB", default: "./grona-mock.sqlite",
+        .value(
+            "db", "FILE", environment: "GRONA_MOCK_DB", default: "./grona-mock.sqlite",
             help: "SQLite file for received events; :memory: keeps them in memory."),
-        .value("static", "DIR", environment: "GRONA_MOCK_STATIC",
+        .value(
+            "static", "DIR", environment: "GRONA_MOCK_STATIC",
             help: "Serve the files of DIR under /_mock/static/<name>."),
-        .flag("access-log", environment: "GRONA_MOCK_ACCESS_LOG",
+        .flag(
+            "access-log", environment: "GRONA_MOCK_ACCESS_LOG",
             help: "Log one line per request (method, path, status, bytes, duration)."),
-        .value("log-format", "text|json", environment: "GRONA_MOCK_LOG_FORMAT", default: "text",
+        .value(
+            "log-format", "text|json", environment: "GRONA_MOCK_LOG_FORMAT", default: "text",
             help: "Log line format on standard error."),
-        .value("event-loops", "N", environment: "GRONA_MOCK_EVENT_LOOPS", default: String(HTTPServer.coreCount),
+        .value(
+            "event-loops", "N", environment: "GRONA_MOCK_EVENT_LOOPS", default: String(HTTPServer.coreCount),
             help: "Event loop threads (one per core)."),
-        .value("max-connections", "N", environment: "GRONA_MOCK_MAX_CONNECTIONS", default: "10000",
+        .value(
+            "max-connections", "N", environment: "GRONA_MOCK_MAX_CONNECTIONS", default: "10000",
             help: "Open connections beyond this are answered 503."),
     ]
 

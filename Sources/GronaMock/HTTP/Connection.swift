@@ -278,7 +278,9 @@ final class Connection {
 
     /// Pins each queued buffer in turn (recursively, since each pin is a closure) and sends them all.
     private func withVectors(from index: Int, offset: Int, into vectors: inout [iovec]) -> Result<Int, SystemError> {
-        if index == outbound.count || index == 64 { return Result { () throws(SystemError) in try Socket.send(fd, &vectors) } }
+        if index == outbound.count || index == 64 {
+            return Result { () throws(SystemError) in try Socket.send(fd, &vectors) }
+        }
         return outbound[index].withUnsafeBytes { bytes in
             let base = UnsafeMutableRawPointer(mutating: bytes.baseAddress).map { $0 + offset }
             vectors.append(iovec(iov_base: base, iov_len: bytes.count - offset))

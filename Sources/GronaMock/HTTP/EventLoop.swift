@@ -1,9 +1,10 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
 
 /// State every loop of one server reads: routes, settings, the connection count.
 final class ServerContext: Sendable {
@@ -119,8 +120,12 @@ final class EventLoop: @unchecked Sendable {
             acceptConnections()
         default:
             guard let connection = connections[event.token] else { return }
+            if event.hangup {
+                connection.close()
+                return
+            }
             if event.writable { connection.writable() }
-            if event.readable || event.closed { connection.readable() }
+            if event.readable { connection.readable() }
         }
     }
 

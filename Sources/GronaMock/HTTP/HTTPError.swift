@@ -42,7 +42,7 @@ public struct HTTPError: Error, Sendable, Equatable {
             headers: ["Allow": allow])
     }
 
-    public static let internalError = HTTPError(
+    public static let unexpected = HTTPError(
         .internalServerError, code: "internal_error", message: "The server failed to handle the request; see its log.")
 
     public static let requestTimeout = HTTPError(
@@ -51,9 +51,6 @@ public struct HTTPError: Error, Sendable, Equatable {
     public static let tooManyConnections = HTTPError(
         .serviceUnavailable, code: "too_many_connections",
         message: "The server is at its connection limit; retry shortly.", headers: ["Retry-After": "1"])
-
-    public static let shuttingDown = HTTPError(
-        .serviceUnavailable, code: "shutting_down", message: "The server is shutting down.")
 
     init(_ error: HTTPParseError) {
         self.init(error.status, code: error.code, message: error.message)

@@ -27,8 +27,10 @@ public struct HTTPRequest: Sendable {
         head.query.split(separator: "&").map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let value = parts.count > 1 ? parts[1] : ""
-            return (name: PercentDecoding.decode(parts[0], plusIsSpace: true) ?? String(parts[0]),
-                value: PercentDecoding.decode(value, plusIsSpace: true) ?? String(value))
+            return (
+                name: PercentDecoding.decode(parts[0], plusIsSpace: true) ?? String(parts[0]),
+                value: PercentDecoding.decode(value, plusIsSpace: true) ?? String(value)
+            )
         }
     }
 

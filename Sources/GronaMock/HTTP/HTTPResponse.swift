@@ -8,8 +8,9 @@ public struct HTTPResponse: Sendable {
     /// Close the connection once this response is sent.
     public var closesConnection: Bool
 
-    public init(status: HTTPStatus = .ok, headers: HTTPHeaders = [:], body: [UInt8] = [], closesConnection: Bool = false)
-    {
+    public init(
+        status: HTTPStatus = .ok, headers: HTTPHeaders = [:], body: [UInt8] = [], closesConnection: Bool = false
+    ) {
         self.status = status
         self.headers = headers
         self.body = body

@@ -1,10 +1,11 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 import CLinux
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
 
 /// An HTTP/1.1 server over POSIX sockets: one listening socket shared by a few event loops, one thread each.
 ///

@@ -20,8 +20,9 @@ final class Poller {
         var token: UInt64
         var readable: Bool
         var writable: Bool
-        /// The peer hung up or the socket failed: the owner should read what is left, then close.
-        var closed: Bool
+        /// Both directions are gone (a reset, or a hang-up) or the socket failed: nothing more can be read
+        /// or sent, so the owner closes. A peer that only finished sending is `readable` (end of stream).
+        var hangup: Bool
     }
 
     /// Reserved for the cross-thread wake-up.
@@ -82,7 +83,9 @@ final class Poller {
         #if canImport(Glibc)
         var event = epoll_event()
         // EPOLLEXCLUSIVE admits only IN, OUT, ERR and HUP: no RDHUP for the shared listener.
-        event.events = exclusive ? Self.epollMask(interest) & ~EPOLLRDHUP.rawValue | EPOLLEXCLUSIVE.rawValue
+        event.events =
+            exclusive
+            ? Self.epollMask(interest) & ~EPOLLRDHUP.rawValue | EPOLLEXCLUSIVE.rawValue
             : Self.epollMask(interest)
         event.data.u64 = token
         guard epoll_ctl(descriptor, EPOLL_CTL_ADD, fd, &event) == 0 else { throw SystemError.last("epoll_ctl") }
@@ -145,9 +148,9 @@ final class Poller {
             body(
                 Event(
                     token: token,
-                    readable: flags & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0,
+                    readable: flags & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue) != 0,
                     writable: flags & EPOLLOUT.rawValue != 0,
-                    closed: flags & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0))
+                    hangup: flags & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0))
         }
         #else
         var timeout = timespec(
@@ -162,22 +165,26 @@ final class Poller {
             let event = events[index]
             let token = UInt64(UInt(bitPattern: event.udata))
             if event.filter == Int16(EVFILT_USER) {
-                body(Event(token: Self.wakeupToken, readable: true, writable: false, closed: false))
+                body(Event(token: Self.wakeupToken, readable: true, writable: false, hangup: false))
                 continue
             }
-            let failed = event.flags & UInt16(EV_ERROR) != 0 || event.flags & UInt16(EV_EOF) != 0
+            // EV_EOF on the read filter is the peer finishing its side: readable, and the read sees the end.
+            let failed = event.flags & UInt16(EV_ERROR) != 0
+                || (event.filter == Int16(EVFILT_WRITE) && event.flags & UInt16(EV_EOF) != 0)
             body(
                 Event(
-                    token: token, readable: event.filter == Int16(EVFILT_READ) || failed,
-                    writable: event.filter == Int16(EVFILT_WRITE), closed: failed))
+                    token: token, readable: event.filter == Int16(EVFILT_READ),
+                    writable: event.filter == Int16(EVFILT_WRITE), hangup: failed))
         }
         #endif
     }
 
     #if canImport(Glibc)
+    /// RDHUP only with read interest: level-triggered, it would otherwise be reported again and again while
+    /// a connection whose client finished sending waits for a handler.
     private static func epollMask(_ interest: Interest) -> UInt32 {
-        var mask = EPOLLRDHUP.rawValue
-        if interest.contains(.read) { mask |= EPOLLIN.rawValue }
+        var mask: UInt32 = 0
+        if interest.contains(.read) { mask |= EPOLLIN.rawValue | EPOLLRDHUP.rawValue }
         if interest.contains(.write) { mask |= EPOLLOUT.rawValue }
         return mask
     }

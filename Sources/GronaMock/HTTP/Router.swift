@@ -35,8 +35,12 @@ public struct Router: Sendable {
     }
 
     private var routes: [Route] = []
+    /// Where a handler's unexpected error is reported; the client only sees a generic 500.
+    public var logger: Logger
 
-    public init() {}
+    public init(logger: Logger = .silent) {
+        self.logger = logger
+    }
 
     /// Adds a handler that may answer later, from any thread.
     public mutating func on(
@@ -56,21 +60,25 @@ public struct Router: Sendable {
         _ method: HTTPMethod, _ pattern: String, bodyLimit: Int = Router.defaultBodyLimit,
         _ handler: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse
     ) {
+        let logger = self.logger
         on(method, pattern, bodyLimit: bodyLimit) { request, responder in
-            responder.send(Router.respond(to: request, with: handler))
+            responder.send(Router.respond(to: request, with: handler, logger: logger))
         }
     }
 
     /// Runs a synchronous handler and turns whatever it throws into a response.
     public static func respond(
-        to request: HTTPRequest, with handler: (HTTPRequest) throws -> HTTPResponse
+        to request: HTTPRequest, with handler: (HTTPRequest) throws -> HTTPResponse, logger: Logger = .silent
     ) -> HTTPResponse {
         do {
             return try handler(request)
         } catch let error as HTTPError {
             return error.response
         } catch {
-            return HTTPError.internalError.response
+            logger.error(
+                "handler failed",
+                [("method", request.method.description), ("path", request.path), ("error", "\(error)")])
+            return HTTPError.unexpected.response
         }
     }
 

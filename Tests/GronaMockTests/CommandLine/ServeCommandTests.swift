@@ -21,7 +21,9 @@ struct ServeCommandTests {
         for option in ["--host", "--port", "--workspaces", "--keys", "--db", "--access-log"] {
             #expect(serve.stdout.contains(option), "missing \(option)")
         }
-        for variable in ["GRONA_MOCK_HOST", "GRONA_MOCK_PORT", "GRONA_MOCK_WORKSPACES", "GRONA_MOCK_KEYS", "GRONA_MOCK_DB"] {
+        for variable in [
+            "GRONA_MOCK_HOST", "GRONA_MOCK_PORT", "GRONA_MOCK_WORKSPACES", "GRONA_MOCK_KEYS", "GRONA_MOCK_DB",
+        ] {
             #expect(serve.stdout.contains(variable), "missing \(variable)")
         }
     }
@@ -53,7 +55,9 @@ struct ServeCommandTests {
         #expect(second.stderr.contains("in use"))
     }
 
-    @Test("serve prints its URL once bound, answers health, and exits 0 on SIGTERM and SIGINT", arguments: [SIGTERM, SIGINT])
+    @Test(
+        "serve prints its URL once bound, answers health, and exits 0 on SIGTERM and SIGINT",
+        arguments: [SIGTERM, SIGINT])
     func serveAndStop(signal: Int32) throws {
         let server = try ServerProcess(["--port", "0"])
         #expect(server.url.hasPrefix("http://127.0.0.1:"))

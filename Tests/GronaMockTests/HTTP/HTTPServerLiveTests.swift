@@ -113,10 +113,46 @@ struct HTTPServerLiveTests {
     func connectionClose() async throws {
         try await withLiveServer { server in
             let client = try RawClient(port: server.port)
-            try client.send("GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            try client.send(
+                "GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
             let response = try client.readResponse()
             #expect(response.header("Connection") == "close")
             #expect(client.isClosedByServer())
+        }
+    }
+
+    @Test("a client that half-closes after its request still gets the answer to it")
+    func halfCloseAfterRequest() async throws {
+        let gate = Gate()
+        defer { gate.open() }
+        try await withLiveServer(router: TestRoutes.router(gate: gate)) { server in
+            let client = try RawClient(port: server.port)
+            try client.send("GET /gate HTTP/1.1\r\nHost: x\r\n\r\n")
+            client.finishSending()
+            #expect(await gate.waitForEntry())
+            gate.open()
+            let response = try client.readResponse()
+            #expect(response.text == "{\"gate\":\"passed\"}")
+            #expect(client.isClosedByServer())
+        }
+    }
+
+    @Test("a client that vanishes while its answer is pending does not disturb the server")
+    func clientResetWhileDeferred() async throws {
+        let gate = Gate()
+        defer { gate.open() }
+        try await withLiveServer(router: TestRoutes.router(gate: gate)) { server in
+            do {
+                let client = try RawClient(port: server.port)
+                try client.send("GET /gate HTTP/1.1\r\nHost: x\r\n\r\n")
+                #expect(await gate.waitForEntry())
+                client.reset()
+            }
+            try await Task.sleep(for: .milliseconds(50))
+            gate.open()
+            let other = try RawClient(port: server.port)
+            try other.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try other.readResponse().status == 200)
         }
     }
 

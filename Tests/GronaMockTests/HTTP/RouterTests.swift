@@ -50,7 +50,9 @@ struct RouterTests {
         router.on(.get, "/boom") { _ in throw Unexpected() }
         let teapot = await router.respond(to: request(.get, "/teapot"))
         #expect(teapot.status == .forbidden)
-        #expect(String(decoding: teapot.body, as: UTF8.self) == #"{"error":{"code":"no_tea","message":"No \"tea\" here."}}"#)
+        #expect(
+            String(decoding: teapot.body, as: UTF8.self) == #"{"error":{"code":"no_tea","message":"No \"tea\" here."}}"#
+        )
         let boom = await router.respond(to: request(.get, "/boom"))
         #expect(boom.status.code == 500)
         #expect(String(decoding: boom.body, as: UTF8.self).contains("internal_error"))

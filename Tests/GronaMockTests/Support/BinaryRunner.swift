@@ -18,7 +18,8 @@ struct BinaryRunner {
     }
 
     /// Runs to completion with `arguments` and `environment` added to a minimal environment.
-    static func run(_ arguments: [String], environment: [String: String] = [:], directory: URL? = nil) throws -> Result {
+    static func run(_ arguments: [String], environment: [String: String] = [:], directory: URL? = nil) throws -> Result
+    {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

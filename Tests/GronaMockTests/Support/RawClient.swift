@@ -56,10 +56,19 @@ final class RawClient {
     func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes[offset...].withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             guard sent > 0 else { throw Failure(description: "send failed: errno \(errno)") }
             offset += sent
         }
+    }
+
+    /// Closes with a reset (SO_LINGER 0) instead of a FIN, as a crashed or killed client would.
+    func reset() {
+        var option = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+        shutdown(fd, Int32(SHUT_RDWR))
     }
 
     /// Half-closes the sending side, as `curl` does after an upload with `Connection: close`.
@@ -80,7 +89,8 @@ final class RawClient {
             return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
         var response = Response(status: status, headers: headers, body: [])
-        let length = forHead || status == 100 || status == 204 || status == 304
+        let length =
+            forHead || status == 100 || status == 204 || status == 304
             ? 0 : Int(response.header("Content-Length") ?? "0") ?? 0
         try fill(length)
         response.body = Array(buffer[..<length])
@@ -119,7 +129,8 @@ final class RawClient {
 
     private func firstIndex(of marker: [UInt8]) -> Int? {
         guard buffer.count >= marker.count else { return nil }
-        for start in 0...(buffer.count - marker.count) where buffer[start..<start + marker.count].elementsEqual(marker) {
+        for start in 0...(buffer.count - marker.count) where buffer[start..<start + marker.count].elementsEqual(marker)
+        {
             return start
         }
         return nil
