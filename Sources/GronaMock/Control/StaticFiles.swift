@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The files of one directory, read once at start and served from memory under `/_mock/static/<name>`.
 ///
 /// For app tests that load `https` images from the mock, and for the HTTP benchmark, which needs the same
@@ -20,22 +14,17 @@ struct StaticFiles: Sendable {
     let files: [String: File]
 
     static func load(from directory: String) throws(StartupError) -> StaticFiles {
-        guard let handle = opendir(directory) else {
-            throw StartupError("cannot read the static directory \(directory): \(SystemError.last("opendir"))")
-        }
-        defer { closedir(handle) }
-        var files: [String: File] = [:]
-        while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        do throws(FileSystem.Failure) {
+            var files: [String: File] = [:]
+            for name in try FileSystem.list(directory) where !FileSystem.isDirectory(directory + "/" + name) {
+                guard files.count < maxFiles else { throw FileSystem.Failure("\(directory) holds over \(maxFiles) files") }
+                let bytes = try FileSystem.read(directory + "/" + name, maxBytes: maxFileBytes)
+                files[name] = File(bytes: bytes, contentType: contentType(of: name))
             }
-            guard !name.hasPrefix(".") else { continue }
-            let path = directory + "/" + name
-            guard let bytes = try readRegularFile(path) else { continue }
-            guard files.count < maxFiles else { throw StartupError("\(directory) holds more than \(maxFiles) files") }
-            files[name] = File(bytes: bytes, contentType: contentType(of: name))
+            return StaticFiles(files: files)
+        } catch {
+            throw StartupError("cannot load the static directory: \(error)")
         }
-        return StaticFiles(files: files)
     }
 
     func register(on router: inout Router) {
@@ -48,23 +37,6 @@ struct StaticFiles: Sendable {
                 status: .ok, headers: ["Content-Type": file.contentType, "Cache-Control": "no-cache"],
                 body: file.bytes)
         }
-    }
-
-    /// The file's bytes, or nil for anything that is not a regular file (directories, sockets).
-    private static func readRegularFile(_ path: String) throws(StartupError) -> [UInt8]? {
-        var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        guard Int(info.st_size) <= maxFileBytes else {
-            throw StartupError("\(path) is larger than \(maxFileBytes) bytes")
-        }
-        guard let file = fopen(path, "rb") else {
-            throw StartupError("cannot read \(path): \(SystemError.last("fopen"))")
-        }
-        defer { fclose(file) }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-        let read = bytes.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
-        guard read == bytes.count else { throw StartupError("cannot read all of \(path)") }
-        return bytes
     }
 
     private static func contentType(of name: String) -> String {

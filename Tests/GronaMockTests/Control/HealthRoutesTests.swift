@@ -55,7 +55,7 @@ struct GronaMockServerTests {
         #expect {
             _ = try GronaMockServer.start(configuration, logger: .silent)
         } throws: { error in
-            "\(error)".contains("cannot read the static directory /nonexistent/grona")
+            "\(error)".contains("cannot read directory /nonexistent/grona")
         }
     }
 }

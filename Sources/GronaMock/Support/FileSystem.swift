@@ -1,0 +1,116 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The few file operations the engine needs, over POSIX: whole-file reads with a size cap, directory
+/// listings, atomic writes, and modification stamps for hot reload.
+public enum FileSystem {
+    /// A file that could not be read or written, with the path and the system's reason.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// The whole file; fails for anything but a regular file, or one over `maxBytes`.
+    public static func read(_ path: String, maxBytes: Int = 16 * 1024 * 1024) throws(Failure) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw Failure("cannot open \(path): \(reason())") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw Failure("cannot stat \(path): \(reason())") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw Failure("\(path) is not a regular file") }
+        guard Int(info.st_size) <= maxBytes else { throw Failure("\(path) is larger than \(maxBytes) bytes") }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Failure("cannot read \(path): \(reason())")
+            }
+            if count == 0 { break }
+            bytes += chunk[..<count]
+            guard bytes.count <= maxBytes else { throw Failure("\(path) is larger than \(maxBytes) bytes") }
+        }
+        return bytes
+    }
+
+    /// Names in a directory (no `.` entries), sorted so that every listing is in the same order.
+    public static func list(_ directory: String) throws(Failure) -> [String] {
+        guard let handle = opendir(directory) else { throw Failure("cannot read directory \(directory): \(reason())") }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if !name.hasPrefix(".") { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    public static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    public static func exists(_ path: String) -> Bool {
+        access(path, F_OK) == 0
+    }
+
+    /// A stamp that changes when the file is replaced or edited: modification time, size and inode.
+    public static func stamp(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        #if canImport(Glibc)
+        let modified = "\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+        #else
+        let modified = "\(info.st_mtimespec.tv_sec).\(info.st_mtimespec.tv_nsec)"
+        #endif
+        return "\(modified):\(info.st_size):\(info.st_ino)"
+    }
+
+    /// Writes through a temporary file and a rename, so a reader never sees half a file; `mode` sets the
+    /// permissions (0600 for private keys). Refuses to replace an existing file unless `replace` is set.
+    public static func write(
+        _ bytes: [UInt8], to path: String, mode: mode_t = 0o644, replace: Bool = true
+    ) throws(Failure) {
+        if !replace && exists(path) { throw Failure("\(path) already exists") }
+        let temporary = path + ".tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw Failure("cannot create \(temporary): \(reason())") }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { systemWrite(fd, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else {
+                let failure = Failure("cannot write \(temporary): \(reason())")
+                close(fd)
+                unlink(temporary)
+                throw failure
+            }
+            offset += written
+        }
+        guard fsync(fd) == 0, close(fd) == 0 else {
+            unlink(temporary)
+            throw Failure("cannot write \(temporary): \(reason())")
+        }
+        guard rename(temporary, path) == 0 else {
+            let failure = Failure("cannot move \(temporary) to \(path): \(reason())")
+            unlink(temporary)
+            throw failure
+        }
+    }
+
+    private static func reason() -> String { String(cString: strerror(errno)) }
+}
+
+#if canImport(Glibc)
+private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { Glibc.read(fd, buffer, count) }
+private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int { Glibc.write(fd, buffer, count) }
+#else
+private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { Darwin.read(fd, buffer, count) }
+private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int { Darwin.write(fd, buffer, count) }
+#endif
