@@ -27,6 +27,8 @@ WARMUP="${WARMUP:-2}"
 WORK=""
 NGINX_PID=""
 GRONA_PID=""
+CHILD_PID=""
+CHILD_NAME=""
 
 log() { printf '%s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
@@ -70,6 +72,8 @@ stop_nginx() {
 cleanup() {
     local rc=$?
     trap - EXIT INT TERM
+    stop_process "$CHILD_PID" "$CHILD_NAME"
+    CHILD_PID=""
     stop_process "$GRONA_PID" grona-mock
     GRONA_PID=""
     stop_nginx
@@ -77,6 +81,20 @@ cleanup() {
         rm -rf -- "$WORK"
     fi
     exit "$rc"
+}
+
+# Runs a long command (the build, wrk) in the background and waits for it. bash runs a trap only once the
+# foreground command has finished, but it interrupts `wait` at once; so a signal stops the script right away,
+# and cleanup stops the command too (a background command of a script also ignores SIGINT from the terminal).
+run_child() {
+    CHILD_NAME="$1"
+    shift
+    "$@" &
+    CHILD_PID=$!
+    local rc=0
+    wait "$CHILD_PID" || rc=$?
+    CHILD_PID=""
+    return "$rc"
 }
 
 # ---------------------------------------------------------------------------------------------------------
@@ -116,7 +134,7 @@ ensure_tools() {
 
 build_grona() {
     log "== building grona-mock (release)"
-    swift build -c release --product grona-mock
+    run_child "swift build" swift build -c release --product grona-mock || die "the release build failed"
     GRONA_BIN="$(swift build -c release --show-bin-path)/grona-mock"
     [[ -x "$GRONA_BIN" ]] || die "no executable at $GRONA_BIN after the build"
 }
@@ -170,9 +188,6 @@ json.loads(body)
 with open(path, "wb") as f:
     f.write(body)
 PY
-    # mktemp makes WORK 0700; nginx's workers may run as another user, so the tree is made readable.
-    chmod 755 "$WORK" "$WORK/www"
-    chmod 644 "$WORK/www/bench.json"
     BODY_SHA="$(sha256sum "$WORK/www/bench.json" | cut -d' ' -f1)"
     log "== body: $(wc -c <"$WORK/www/bench.json") bytes, sha256 $BODY_SHA"
 }
@@ -196,7 +211,8 @@ wait_http() {
 
 write_nginx_conf() {
     local port="$1"
-    # user: the master runs as root when we do, and its workers would otherwise drop to "nobody".
+    # user: when we are root, nginx's workers would drop to "nobody", who cannot enter the 0700 temp dir that
+    # mktemp made; as anyone else, they keep our identity anyway.
     local user_line=""
     if [[ "$(id -u)" -eq 0 ]]; then user_line="user root root;"; fi
     cat >"$WORK/nginx.conf" <<EOF
@@ -264,9 +280,15 @@ start_nginx() {
 
 start_grona() {
     # stdbuf: should grona-mock's stdout be block-buffered when it is a file, its URL line still arrives.
-    local runner=()
-    command -v stdbuf >/dev/null 2>&1 && runner=(stdbuf -oL)
-    "${runner[@]}" "$GRONA_BIN" serve --port 0 --static "$WORK/www" \
+    local runner=(env) name
+    command -v stdbuf >/dev/null 2>&1 && runner=(stdbuf -oL env)
+    # Every option also reads a GRONA_MOCK_* variable; one left set in the caller's shell (an access log, a
+    # different number of event loops) would change what is measured, so the command line alone decides.
+    for name in $(compgen -e); do
+        if [[ "$name" == GRONA_MOCK_* ]]; then runner+=(-u "$name"); fi
+    done
+    # --db: received events go to memory, so the run leaves no SQLite file in the working tree.
+    "${runner[@]}" "$GRONA_BIN" serve --port 0 --static "$WORK/www" --db :memory: \
         >"$WORK/grona.out" 2>"$WORK/grona.err" </dev/null &
     GRONA_PID=$!
 
@@ -317,23 +339,34 @@ verify_bodies() {
 # Measurement
 # ---------------------------------------------------------------------------------------------------------
 
-# Runs a warm-up, then the measured run, whose full wrk report goes to stdout and to $WORK/wrk-NAME.txt.
+# Runs a warm-up, then the measured run, whose full wrk report is kept in $WORK/wrk-NAME.txt and printed.
 # timeout(1) bounds each run in case wrk itself stalls.
 run_wrk() {
     local name="$1" url="$2"
     if ((WARMUP > 0)); then
         log "== warming up $name (${WARMUP}s)"
-        timeout --kill-after=5 "$((WARMUP + 20))" \
+        run_child wrk timeout --kill-after=5 "$((WARMUP + 20))" \
             wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WARMUP}s" "$url" >/dev/null \
             || die "wrk warm-up against $name failed"
     fi
     log "== measuring $name (${DURATION}s)"
-    timeout --kill-after=5 "$((DURATION + 30))" \
-        wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency "$url" | tee "$WORK/wrk-$name.txt" \
+    run_child wrk timeout --kill-after=5 "$((DURATION + 30))" \
+        wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency "$url" >"$WORK/wrk-$name.txt" \
         || die "wrk against $name failed"
+    cat "$WORK/wrk-$name.txt"
     # The servers must have lived through the load for the figures to mean anything.
     if [[ "$name" == nginx ]]; then kill -0 "$NGINX_PID"; else kill -0 "$GRONA_PID"; fi 2>/dev/null \
         || die "$name died during the run"
+}
+
+# wrk prints each latency in its own unit (us, ms or s); the table uses milliseconds throughout so that the
+# two servers' figures can be compared at a glance.
+to_ms() {
+    awk -v v="$1" 'BEGIN {
+        n = v + 0
+        if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n += 0; else if (v ~ /m$/) n *= 60000; else if (v ~ /s$/) n *= 1000
+        printf "%.2fms", n
+    }'
 }
 
 # Reads one figure out of a saved wrk report: rps, p50, p99 or errors (a short description, empty if none).
@@ -341,8 +374,8 @@ wrk_figure() {
     local file="$WORK/wrk-$1.txt"
     case "$2" in
         rps) awk '/^Requests\/sec:/ { print $2 }' "$file" ;;
-        p50) awk '$1 == "50%" { print $2 }' "$file" ;;
-        p99) awk '$1 == "99%" { print $2 }' "$file" ;;
+        p50) to_ms "$(awk '$1 == "50%" { print $2 }' "$file")" ;;
+        p99) to_ms "$(awk '$1 == "99%" { print $2 }' "$file")" ;;
         errors)
             {
                 grep -E '^ *Non-2xx or 3xx responses:' "$file" | sed -E 's/^ *//' || true
