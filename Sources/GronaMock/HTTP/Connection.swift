@@ -43,6 +43,8 @@ final class Connection {
     private var acceptsRequests = true
     /// Close (lingering) once what is queued has been written.
     private var closeAfterFlush = false
+    /// The connection closes because a request could not be read, so the client may still be sending.
+    private var closingAfterError = false
     private var readPaused = false
     private var peerClosed = false
     private var isClosed = false
@@ -168,6 +170,7 @@ final class Connection {
     /// A request that cannot be read answers with its error and closes the connection.
     private func fail(with error: HTTPError) {
         acceptsRequests = false
+        closingAfterError = true
         let sequence: UInt64
         if let current {
             sequence = current.sequence
@@ -355,7 +358,9 @@ final class Connection {
     /// kernel does not answer unread bytes with a reset that destroys the response (RFC 9112 §9.6).
     private func startLingeringClose() {
         guard lingerDeadline == nil else { return }
-        if peerClosed {
+        // Only a client that may still be sending needs the linger: after an error, or with bytes of a
+        // further request already read. A finished exchange closes at once, which keeps shutdown quick.
+        if peerClosed || (!closingAfterError && parser.bufferedByteCount == 0) {
             close()
             return
         }

@@ -85,14 +85,20 @@ final class EventLoop: @unchecked Sendable {
     /// Serves until shutdown has finished or its deadline passed.
     func run() {
         while true {
+            var ready = 0
             do {
-                try poller.wait(timeoutMilliseconds: waitTimeout()) { event in handle(event) }
+                ready = try poller.wait(timeoutMilliseconds: waitTimeout())
             } catch {
                 context.logger.error("event loop wait failed", [("error", "\(error)")])
             }
+            // Before handling: a connection accepted now must not take its deadlines from before the wait.
             now = MonotonicClock.now()
-            runTasks()
+            for index in 0..<ready { handle(poller.event(at: index)) }
+            let pending = takeTasks()
+            // Checked after taking the tasks: a response queued after `shutdown()` must already see the
+            // loop shutting down, so that it carries `Connection: close`.
             if shutdownRequested.load(ordering: .acquiring) && !shuttingDown { startShutdown() }
+            for task in pending { task() }
             if now >= nextTimeoutCheck {
                 nextTimeoutCheck = now + 100_000_000
                 for connection in Array(connections.values) { connection.checkTimeouts(now: now) }
@@ -129,12 +135,11 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    private func runTasks() {
-        let pending = tasks.withLock { tasks -> [@Sendable () -> Void] in
+    private func takeTasks() -> [@Sendable () -> Void] {
+        tasks.withLock { tasks -> [@Sendable () -> Void] in
             defer { tasks.removeAll(keepingCapacity: true) }
             return tasks
         }
-        for task in pending { task() }
     }
 
     /// Accepts what is waiting, a bounded number at a time so one busy listener cannot starve the

@@ -128,54 +128,56 @@ final class Poller {
         #endif
     }
 
-    /// Waits up to `timeoutMilliseconds` (-1: forever) and calls `body` for each ready descriptor.
-    /// Wake-ups are consumed here and reported with `wakeupToken`.
-    func wait(timeoutMilliseconds: Int32, _ body: (Event) -> Void) throws(SystemError) {
+    /// Waits up to `timeoutMilliseconds` (-1: forever) and returns how many descriptors are ready; read
+    /// them with `event(at:)` before the next wait. Wake-ups are consumed here and reported with
+    /// `wakeupToken`.
+    func wait(timeoutMilliseconds: Int32) throws(SystemError) -> Int {
         #if canImport(Glibc)
         let count = epoll_wait(descriptor, &events, Int32(events.count), timeoutMilliseconds)
         if count < 0 {
-            if errno == EINTR { return }
+            if errno == EINTR { return 0 }
             throw SystemError.last("epoll_wait")
         }
-        for index in 0..<Int(count) {
-            let event = events[index]
-            let token = event.data.u64
-            if token == Self.wakeupToken {
-                var value: UInt64 = 0
-                _ = read(wakeupDescriptor, &value, 8)
-            }
-            let flags = event.events
-            body(
-                Event(
-                    token: token,
-                    readable: flags & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue) != 0,
-                    writable: flags & EPOLLOUT.rawValue != 0,
-                    hangup: flags & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0))
-        }
+        return Int(count)
         #else
         var timeout = timespec(
             tv_sec: Int(timeoutMilliseconds / 1000), tv_nsec: Int(timeoutMilliseconds % 1000) * 1_000_000)
         let count = kevent(
             descriptor, nil, 0, &events, Int32(events.count), timeoutMilliseconds < 0 ? nil : &timeout)
         if count < 0 {
-            if errno == EINTR { return }
+            if errno == EINTR { return 0 }
             throw SystemError.last("kevent")
         }
-        for index in 0..<Int(count) {
-            let event = events[index]
-            let token = UInt64(UInt(bitPattern: event.udata))
-            if event.filter == Int16(EVFILT_USER) {
-                body(Event(token: Self.wakeupToken, readable: true, writable: false, hangup: false))
-                continue
-            }
-            // EV_EOF on the read filter is the peer finishing its side: readable, and the read sees the end.
-            let failed = event.flags & UInt16(EV_ERROR) != 0
-                || (event.filter == Int16(EVFILT_WRITE) && event.flags & UInt16(EV_EOF) != 0)
-            body(
-                Event(
-                    token: token, readable: event.filter == Int16(EVFILT_READ),
-                    writable: event.filter == Int16(EVFILT_WRITE), hangup: failed))
+        return Int(count)
+        #endif
+    }
+
+    /// The `index`th ready descriptor of the last `wait`.
+    func event(at index: Int) -> Event {
+        #if canImport(Glibc)
+        let event = events[index]
+        let token = event.data.u64
+        if token == Self.wakeupToken {
+            var value: UInt64 = 0
+            _ = read(wakeupDescriptor, &value, 8)
         }
+        let flags = event.events
+        return Event(
+            token: token,
+            readable: flags & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue) != 0,
+            writable: flags & EPOLLOUT.rawValue != 0,
+            hangup: flags & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0)
+        #else
+        let event = events[index]
+        if event.filter == Int16(EVFILT_USER) {
+            return Event(token: Self.wakeupToken, readable: true, writable: false, hangup: false)
+        }
+        // EV_EOF on the read filter is the peer finishing its side: readable, and the read sees the end.
+        let failed = event.flags & UInt16(EV_ERROR) != 0
+            || (event.filter == Int16(EVFILT_WRITE) && event.flags & UInt16(EV_EOF) != 0)
+        return Event(
+            token: UInt64(UInt(bitPattern: event.udata)), readable: event.filter == Int16(EVFILT_READ),
+            writable: event.filter == Int16(EVFILT_WRITE), hangup: failed)
         #endif
     }
 
