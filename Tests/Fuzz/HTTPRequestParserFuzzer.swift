@@ -24,7 +24,9 @@ public func httpRequestParserFuzzTarget(_ data: UnsafePointer<UInt8>?, _ size: I
 /// One feeding of an input: what the parser returned, in order, and the error it stopped with.
 struct FuzzRun: Equatable, CustomStringConvertible {
     enum Event: Equatable {
-        case head(method: String, target: String, fields: [String], keepAlive: Bool, continues: Bool, framing: String)
+        case head(
+            method: String, target: String, version: HTTPVersion, fields: [String], keepAlive: Bool, continues: Bool,
+            framing: String)
         case body([UInt8])
     }
 
@@ -65,8 +67,8 @@ struct FuzzRun: Equatable, CustomStringConvertible {
                     break pieces
                 }
             }
+            require(parser.bufferedByteCount >= 0 && parser.bufferedByteCount <= offset, "buffered count out of range")
         }
-        require(parser.bufferedByteCount >= 0 && parser.bufferedByteCount <= input.count, "buffered count out of range")
         return run
     }
 
@@ -80,11 +82,12 @@ struct FuzzRun: Equatable, CustomStringConvertible {
         for field in head.headers {
             require(!field.name.isEmpty && field.name.utf8.allSatisfy(isToken), "field name is not a token")
             require(!field.value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }, "CR, LF or NUL in value")
-            require(field.value.first != " " && field.value.last != " ", "untrimmed field value")
+            let edges = [field.value.first, field.value.last]
+            require(!edges.contains(" ") && !edges.contains("\t"), "untrimmed field value")
         }
         let hosts = head.headers.values("Host")
         require(hosts.count <= 1, "more than one Host")
-        require(head.version == .http1_0 || hosts.count == 1, "HTTP/1.1 without Host")
+        require(head.version == .http10 || hosts.count == 1, "HTTP/1.1 without Host")
         require(head.headers.count <= fuzzLimits.maxHeaderCount, "more header fields than the limit")
         let hasLength = head.headers.contains("Content-Length")
         let hasCoding = head.headers.contains("Transfer-Encoding")
@@ -95,7 +98,7 @@ struct FuzzRun: Equatable, CustomStringConvertible {
         case .contentLength(let length):
             require(length > 0 && hasLength, "content-length framing without a positive Content-Length")
         case .chunked:
-            require(hasCoding && head.version == .http1_1, "chunked framing without Transfer-Encoding in 1.1")
+            require(hasCoding && head.version == .http11, "chunked framing without Transfer-Encoding in 1.1")
             require(head.headers.tokens("Transfer-Encoding") == ["chunked"], "chunked framing with other codings")
         }
         require(!head.path.isEmpty && head.path.first == "/", "path does not start with /")
@@ -138,7 +141,7 @@ struct FuzzRun: Equatable, CustomStringConvertible {
             case .chunked: "chunked"
             }
         return .head(
-            method: head.method.description, target: head.target + (head.version == .http1_0 ? " 1.0" : " 1.1"),
+            method: head.method.description, target: head.target, version: head.version,
             fields: head.headers.map { "\($0.name): \($0.value)" }, keepAlive: head.keepAlive,
             continues: head.expectsContinue, framing: framing)
     }
@@ -177,6 +180,7 @@ struct FuzzRun: Equatable, CustomStringConvertible {
         if !condition { fail(message()) }
     }
 
+    /// A trap is how libFuzzer learns of a broken invariant: it then saves the input as `crash-<sha1>`.
     static func fail(_ message: String) -> Never {
         print("invariant violated: \(message)")
         fatalError(message)

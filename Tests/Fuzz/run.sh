@@ -23,8 +23,10 @@ swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name HTTPParserFuzz
     "$http/HTTPHeaders.swift" \
     "$http/HTTPMethod.swift" \
     "$http/HTTPStatus.swift" \
-    -o "$build/http-request-parser-fuzzer"
+    -use-ld=lld -o "$build/http-request-parser-fuzzer"
 
 cd "$build"
-./http-request-parser-fuzzer corpus -max_len=4096 -max_total_time="$seconds" -print_final_stats=1 \
+# The Swift runtime's own crash backtracer would race AddressSanitizer and libFuzzer for the crash report.
+SWIFT_BACKTRACE=enable=no ./http-request-parser-fuzzer corpus \
+    -max_len=4096 -max_total_time="$seconds" -dict="$fuzz_dir/http.dict" -print_final_stats=1 \
     -artifact_prefix="$build/" 2>&1 | tee "$build/last-run.log"

@@ -33,6 +33,6 @@ public enum HTTPMethod: Hashable, Sendable, CustomStringConvertible {
 
 /// The HTTP versions this server speaks (RFC 9112 §2.3); anything else is answered with 505.
 public enum HTTPVersion: Sendable, Equatable {
-    case http1_0
-    case http1_1
+    case http10
+    case http11
 }

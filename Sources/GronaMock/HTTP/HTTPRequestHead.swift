@@ -12,7 +12,7 @@ public struct HTTPRequestHead: Sendable {
     public var framing: BodyFraming
 
     public init(
-        method: HTTPMethod, target: String, version: HTTPVersion = .http1_1, headers: HTTPHeaders = [:],
+        method: HTTPMethod, target: String, version: HTTPVersion = .http11, headers: HTTPHeaders = [:],
         keepAlive: Bool = true, expectsContinue: Bool = false, framing: BodyFraming = .none
     ) {
         self.method = method
@@ -31,13 +31,15 @@ public struct HTTPRequestHead: Sendable {
         case chunked
     }
 
-    /// The path part of the target, without the query; `/` for the asterisk form.
+    /// The path part of the target, without the query; `/` for the asterisk form and for an absolute form
+    /// with an empty path. In the absolute form the authority ends at the first `/` or `?` (RFC 3986 §3.2),
+    /// so a `/` inside the query (`http://h?next=/admin`) is not taken for the path.
     public var path: Substring {
         var rest = Substring(target)
-        for scheme in ["http://", "https://"] where rest.hasPrefix(scheme) {
+        if let scheme = ["http://", "https://"].first(where: { rest.hasPrefix($0) }) {
             rest = rest.dropFirst(scheme.count)
-            guard let slash = rest.firstIndex(of: "/") else { return "/" }
-            rest = rest[slash...]
+            guard let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" }), rest[end] == "/" else { return "/" }
+            rest = rest[end...]
         }
         if rest == "*" { return "/" }
         if let query = rest.firstIndex(of: "?") { return rest[..<query] }

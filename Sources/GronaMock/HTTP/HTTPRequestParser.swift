@@ -98,7 +98,9 @@ public struct HTTPRequestParser {
                 state = .failed(.contentTooLarge(limit: limit))
                 throw .contentTooLarge(limit: limit)
             }
-            body.reserveCapacity(length)
+            // Reserve for what is likely to arrive soon, not all that was declared: a client that declares a
+            // large body and sends nothing must not hold that much memory.
+            body.reserveCapacity(min(length, 64 * 1024))
             state = length == 0 ? .bodyComplete : .fixedBody(remaining: length)
         case .chunked:
             state = .chunkSize(scanned: 0)
@@ -194,8 +196,7 @@ public struct HTTPRequestParser {
         let found = buffer.withUnsafeBufferPointer { bytes -> Int? in
             var index = max(start + scanned, start + 3)
             while index < end {
-                if bytes[index] == 0x0A, bytes[index - 1] == 0x0D, bytes[index - 2] == 0x0A, bytes[index - 3] == 0x0D
-                {
+                if bytes[index] == 0x0A, bytes[index - 1] == 0x0D, bytes[index - 2] == 0x0A, bytes[index - 3] == 0x0D {
                     return index + 1
                 }
                 index += 1
@@ -211,10 +212,15 @@ public struct HTTPRequestParser {
     }
 
     /// The index just past the next CRLF, or nil when it has not arrived yet. `scanned` remembers how far
-    /// it looked; a line that reaches `maxBytes` without its CRLF is refused with 431.
+    /// it looked. A line whose CRLF would end past `maxBytes` is refused with 431 as soon as the byte that
+    /// makes it too long arrives, whatever that byte is, so the verdict never depends on how the bytes were
+    /// split: a bare LF after an over-long line is a 431 whether it came in the same read or a later one.
     private func findLineEnd(scanned: inout Int, maxBytes: Int, what: String) throws(HTTPParseError) -> Int? {
         var index = readIndex + scanned
         while index < buffer.count {
+            guard index - readIndex + 2 <= maxBytes else {
+                throw .headerFieldsTooLarge("\(what) exceeds \(limits.maxHeadBytes) bytes")
+            }
             switch buffer[index] {
             case 0x0D:
                 guard index + 1 < buffer.count else {
@@ -222,9 +228,6 @@ public struct HTTPRequestParser {
                     return nil
                 }
                 guard buffer[index + 1] == 0x0A else { throw .badRequest("bare CR in \(what)") }
-                guard index + 2 - readIndex <= maxBytes else {
-                    throw .headerFieldsTooLarge("\(what) exceeds \(limits.maxHeadBytes) bytes")
-                }
                 return index + 2
             case 0x0A:
                 throw .badRequest("bare LF in \(what)")
@@ -233,7 +236,6 @@ public struct HTTPRequestParser {
             }
         }
         scanned = index - readIndex
-        if scanned >= maxBytes { throw .headerFieldsTooLarge("\(what) exceeds \(limits.maxHeadBytes) bytes") }
         return nil
     }
 

@@ -49,8 +49,8 @@ enum HeadParser {
             throw .badRequest("the HTTP version is not HTTP/DIGIT.DIGIT")
         }
         switch (text[5], text[7]) {
-        case (0x31, 0x31): return .http1_1
-        case (0x31, 0x30): return .http1_0
+        case (0x31, 0x31): return .http11
+        case (0x31, 0x30): return .http10
         default: throw .versionNotSupported(String(decoding: text, as: UTF8.self))
         }
     }
@@ -85,7 +85,7 @@ enum HeadParser {
     ) throws(HTTPParseError) -> HTTPRequestHead {
         let hosts = headers.values("Host")
         if hosts.count > 1 { throw .badRequest("more than one Host field") }
-        if version == .http1_1 && hosts.isEmpty { throw .badRequest("an HTTP/1.1 request without a Host field") }
+        if version == .http11 && hosts.isEmpty { throw .badRequest("an HTTP/1.1 request without a Host field") }
         if let host = hosts.first, !host.utf8.allSatisfy(isHostByte) { throw .badRequest("an invalid Host field") }
 
         let framing = try bodyFraming(version: version, headers: headers)
@@ -93,15 +93,15 @@ enum HeadParser {
         let connection = headers.tokens("Connection")
         let keepAlive: Bool =
             switch version {
-            case .http1_1: !connection.contains("close")
-            case .http1_0: connection.contains("keep-alive") && !connection.contains("close")
+            case .http11: !connection.contains("close")
+            case .http10: connection.contains("keep-alive") && !connection.contains("close")
             }
 
         var expectsContinue = false
         for expectation in headers.tokens("Expect") {
             guard expectation == "100-continue" else { throw .expectationFailed(String(expectation.prefix(40))) }
             // RFC 9110 §10.1.1: a 100-continue expectation in an HTTP/1.0 request is ignored.
-            expectsContinue = version == .http1_1
+            expectsContinue = version == .http11
         }
 
         return HTTPRequestHead(
@@ -120,8 +120,12 @@ enum HeadParser {
 
         if !transferEncodings.isEmpty {
             if !contentLengths.isEmpty { throw .badRequest("both Content-Length and Transfer-Encoding") }
-            if version == .http1_0 { throw .badRequest("Transfer-Encoding in an HTTP/1.0 request") }
+            if version == .http10 { throw .badRequest("Transfer-Encoding in an HTTP/1.0 request") }
             let codings = headers.tokens("Transfer-Encoding")
+            // §6.1: a coding the server does not understand, with no chunked to delimit the body, is 501.
+            guard codings.isEmpty || codings.contains("chunked") else {
+                throw .notImplemented("transfer codings other than chunked")
+            }
             guard codings.last == "chunked" else { throw .badRequest("chunked is not the final transfer coding") }
             guard codings.count == 1 else {
                 if codings.dropLast().contains("chunked") { throw .badRequest("chunked applied more than once") }
@@ -138,7 +142,9 @@ enum HeadParser {
                 throw .badRequest("an invalid Content-Length")
             }
             // A length beyond Int.max is valid syntax but larger than any limit: saturate, and 413 follows.
-            let value = digits.count > 18 ? Int.max : Int(digits) ?? Int.max
+            // Leading zeros do not count towards that (`000…05` is 5, and repeats `5` without conflict).
+            let significant = digits.drop { $0 == "0" }
+            let value = significant.isEmpty ? 0 : significant.count > 18 ? Int.max : Int(significant) ?? Int.max
             if let earlier = length, earlier != value { throw .badRequest("conflicting Content-Length values") }
             length = value
         }
