@@ -17,7 +17,9 @@ struct StaticFiles: Sendable {
         do throws(FileSystem.Failure) {
             var files: [String: File] = [:]
             for name in try FileSystem.list(directory) where !FileSystem.isDirectory(directory + "/" + name) {
-                guard files.count < maxFiles else { throw FileSystem.Failure("\(directory) holds over \(maxFiles) files") }
+                guard files.count < maxFiles else {
+                    throw FileSystem.Failure("\(directory) holds over \(maxFiles) files")
+                }
                 let bytes = try FileSystem.read(directory + "/" + name, maxBytes: maxFileBytes)
                 files[name] = File(bytes: bytes, contentType: contentType(of: name))
             }

@@ -136,7 +136,7 @@ final class Connection {
         let sequence = nextSequence
         nextSequence += 1
         inFlight[sequence] = InFlight(
-            isHead: head.method == .head, keepAlive: head.keepAlive, http10: head.version == .http1_0,
+            isHead: head.method == .head, keepAlive: head.keepAlive, http10: head.version == .http10,
             method: head.method, path: head.path, started: configuration.accessLog ? MonotonicClock.now() : 0)
         current = (head, match, sequence)
         requestDeadline = loop.now + configuration.bodyTimeout.nanoseconds

@@ -173,7 +173,8 @@ final class Poller {
             return Event(token: Self.wakeupToken, readable: true, writable: false, hangup: false)
         }
         // EV_EOF on the read filter is the peer finishing its side: readable, and the read sees the end.
-        let failed = event.flags & UInt16(EV_ERROR) != 0
+        let failed =
+            event.flags & UInt16(EV_ERROR) != 0
             || (event.filter == Int16(EVFILT_WRITE) && event.flags & UInt16(EV_EOF) != 0)
         return Event(
             token: UInt64(UInt(bitPattern: event.udata)), readable: event.filter == Int16(EVFILT_READ),

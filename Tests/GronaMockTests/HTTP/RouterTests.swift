@@ -6,7 +6,7 @@ struct RouterTests {
     private func request(_ method: HTTPMethod, _ target: String) -> HTTPRequest {
         HTTPRequest(
             head: HTTPRequestHead(
-                method: method, target: target, version: .http1_1, headers: ["Host": "x"], keepAlive: true,
+                method: method, target: target, version: .http11, headers: ["Host": "x"], keepAlive: true,
                 expectsContinue: false, framing: .none))
     }
 
