@@ -1,0 +1,55 @@
+/// The signing keys of `keys/`: one P-256 private key per `<kid>.pem` (contract §2).
+public struct KeyStore: Sendable {
+    /// Key ids are file names, so they are held to `[A-Za-z0-9._-]{1,64}` (contract §1): no id can
+    /// become a path.
+    public static func isValidKeyID(_ kid: some StringProtocol) -> Bool {
+        (1...64).contains(kid.utf8.count)
+            && kid.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+                    true
+                default: false
+                }
+            } && kid != "." && kid != ".."
+    }
+
+    public private(set) var keys: [String: P256SigningKey]
+    public let directory: String
+
+    public init(directory: String, keys: [String: P256SigningKey]) {
+        self.directory = directory
+        self.keys = keys
+    }
+
+    /// Every `*.pem` in `directory`; other files (the README) are ignored. Problems are collected per
+    /// file, so one bad key is reported without hiding the others.
+    public static func load(from directory: String) throws(FileSystem.Failure) -> (KeyStore, problems: [String]) {
+        var keys: [String: P256SigningKey] = [:]
+        var problems: [String] = []
+        for name in try FileSystem.list(directory) where name.hasSuffix(".pem") {
+            let kid = String(name.dropLast(4))
+            guard isValidKeyID(kid) else {
+                problems.append("\(directory)/\(name): the key id \"\(kid)\" is not [A-Za-z0-9._-]{1,64}")
+                continue
+            }
+            do {
+                let pem = try FileSystem.read(directory + "/" + name, maxBytes: 64 * 1024)
+                keys[kid] = try P256SigningKey(pem: String(decoding: pem, as: UTF8.self))
+            } catch {
+                problems.append("\(directory)/\(name): \(error)")
+            }
+        }
+        return (KeyStore(directory: directory, keys: keys), problems)
+    }
+
+    public subscript(kid: String) -> P256SigningKey? { keys[kid] }
+
+    /// Key ids in a stable order.
+    public var keyIDs: [String] { keys.keys.sorted() }
+
+    /// Adds a key in memory (rotation and tests).
+    public mutating func insert(_ key: P256SigningKey, kid: String) {
+        keys[kid] = key
+    }
+}
