@@ -1,0 +1,187 @@
+import CSQLite
+
+/// Every call into SQLite lives in this file: connections, statements, and the one function that turns
+/// SQLite's result codes into Swift errors. No SQLite type leaves it.
+
+/// A failed SQLite call: what was being done, SQLite's result code and its message.
+public struct SQLiteError: Error, Sendable, CustomStringConvertible {
+    public let code: Int32
+    public let message: String
+
+    public var description: String { "SQLite error \(code): \(message)" }
+
+    /// The error for `code` on `connection` (the one place result codes become errors).
+    static func check(_ code: Int32, _ connection: OpaquePointer?, _ operation: String) throws(SQLiteError) {
+        guard code != SQLITE_OK && code != SQLITE_ROW && code != SQLITE_DONE else { return }
+        let detail =
+            connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+            ?? String(cString: sqlite3_errstr(code))
+        throw SQLiteError(code: code, message: "\(operation): \(detail)")
+    }
+}
+
+/// A value to bind or read.
+public enum SQLiteValue: Sendable, Equatable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob([UInt8])
+}
+
+/// One SQLite connection. Not thread-safe by design (opened with SQLITE_OPEN_NOMUTEX): its owner keeps it
+/// on one thread or behind one lock.
+final class SQLiteConnection {
+    private let handle: OpaquePointer
+
+    /// Opens (creating if needed) the database at `path`; `:memory:` is a private in-memory database.
+    /// The handle is closed even when opening fails half-way.
+    init(path: String, readOnly: Bool = false) throws(SQLiteError) {
+        var handle: OpaquePointer?
+        let flags = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        let status = sqlite3_open_v2(path, &handle, flags | SQLITE_OPEN_NOMUTEX, nil)
+        guard status == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(status))
+            sqlite3_close_v2(handle)
+            throw SQLiteError(code: status, message: "opening \(path): \(message)")
+        }
+        self.handle = handle
+        sqlite3_busy_timeout(handle, 5000)
+        sqlite3_extended_result_codes(handle, 1)
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    /// Runs one or more statements that return no rows.
+    func execute(_ sql: String) throws(SQLiteError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(handle, sql, nil, nil, &message)
+        if status != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(status))
+            sqlite3_free(message)
+            throw SQLiteError(code: status, message: text)
+        }
+    }
+
+    func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        var statement: OpaquePointer?
+        let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        try SQLiteError.check(status, handle, "preparing \(sql.prefix(60))")
+        guard let statement else { throw SQLiteError(code: SQLITE_MISUSE, message: "empty statement") }
+        return SQLiteStatement(statement, connection: handle)
+    }
+
+    /// The first column of the first row of `sql`, as text.
+    func scalarText(_ sql: String) throws(SQLiteError) -> String? {
+        let statement = try prepare(sql)
+        return try statement.step() ? statement.text(0) : nil
+    }
+
+    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Turns on write-ahead logging and checks that SQLite agreed: it silently keeps the old mode when it
+    /// cannot switch (GRDB does the same check). In-memory databases answer `memory`, which is fine.
+    func enableWriteAheadLog() throws(SQLiteError) {
+        let mode = try scalarText("PRAGMA journal_mode=WAL")?.lowercased()
+        guard mode == "wal" || mode == "memory" else {
+            throw SQLiteError(code: SQLITE_ERROR, message: "journal_mode=WAL answered \(mode ?? "nothing")")
+        }
+    }
+
+    var changes: Int { Int(sqlite3_changes(handle)) }
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    static var libraryVersion: String { String(cString: sqlite3_libversion()) }
+}
+
+/// A prepared statement, finalized when released.
+final class SQLiteStatement {
+    private let statement: OpaquePointer
+    private let connection: OpaquePointer
+
+    fileprivate init(_ statement: OpaquePointer, connection: OpaquePointer) {
+        self.statement = statement
+        self.connection = connection
+    }
+
+    deinit { sqlite3_finalize(statement) }
+
+    /// Clears earlier bindings and binds `values` to parameters 1…n.
+    func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
+        sqlite3_reset(statement)
+        sqlite3_clear_bindings(statement)
+        for (offset, value) in values.enumerated() {
+            try bind(value, at: Int32(offset + 1))
+        }
+    }
+
+    func bind(_ value: SQLiteValue, at index: Int32) throws(SQLiteError) {
+        let status: Int32
+        switch value {
+        case .null:
+            status = sqlite3_bind_null(statement, index)
+        case .integer(let number):
+            status = sqlite3_bind_int64(statement, index, number)
+        case .real(let number):
+            status = sqlite3_bind_double(statement, index, number)
+        case .text(var text):
+            status = text.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) {
+                    grona_sqlite3_bind_text_copy(statement, index, $0.baseAddress, Int32($0.count))
+                }
+            }
+        case .blob(let bytes):
+            status = bytes.withUnsafeBytes {
+                grona_sqlite3_bind_blob_copy(statement, index, $0.baseAddress, Int32($0.count))
+            }
+        }
+        try SQLiteError.check(status, connection, "binding parameter \(index)")
+    }
+
+    /// Advances: true when a row is ready to read, false when done.
+    @discardableResult
+    func step() throws(SQLiteError) -> Bool {
+        let status = sqlite3_step(statement)
+        if status == SQLITE_ROW { return true }
+        if status == SQLITE_DONE { return false }
+        sqlite3_reset(statement)
+        try SQLiteError.check(status, connection, "running a statement")
+        return false
+    }
+
+    /// Runs the statement with `values` to completion, for writes.
+    func run(_ values: [SQLiteValue] = []) throws(SQLiteError) {
+        try bind(values)
+        while try step() {}
+        sqlite3_reset(statement)
+    }
+
+    func reset() { sqlite3_reset(statement) }
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
+    func double(_ column: Int32) -> Double { sqlite3_column_double(statement, column) }
+
+    func text(_ column: Int32) -> String? {
+        guard let pointer = sqlite3_column_text(statement, column) else { return nil }
+        let count = Int(sqlite3_column_bytes(statement, column))
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+
+    func blob(_ column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(statement, column))
+        guard count > 0, let pointer = sqlite3_column_blob(statement, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+}
