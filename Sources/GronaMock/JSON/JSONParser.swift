@@ -299,7 +299,10 @@ struct JSONReader {
         if text == "NaN" || text == "Infinity" {
             throw error("\(text) is not a JSON number", at: start)
         }
-        throw error("unknown literal \(JSONText.quoted(text)); expected true, false or null", at: start)
+        // The word is not quoted back: input documents hold secrets, and a forgotten quote must not put one
+        // into a log line. The position says where to look.
+        throw error(
+            "a bare word where a value belongs (a string needs quotes; literals are true, false, null)", at: start)
     }
 
     // MARK: - Numbers

@@ -152,10 +152,22 @@ struct JSONParserInvalidTests {
         Case(input: "0x10", reason: "unexpected 'x' after the JSON value", line: 1, column: 2),
         Case(input: "NaN", reason: "NaN is not a JSON number", line: 1, column: 1),
         Case(input: "[Infinity]", reason: "Infinity is not a JSON number", line: 1, column: 2),
-        Case(input: "nul", reason: #"unknown literal "nul"; expected true, false or null"#, line: 1, column: 1),
-        Case(input: "True", reason: #"unknown literal "True"; expected true, false or null"#, line: 1, column: 1),
-        Case(input: "truex", reason: #"unknown literal "truex"; expected true, false or null"#, line: 1, column: 1),
-        Case(input: "[\"é\", x]", reason: #"unknown literal "x"; expected true, false or null"#, line: 1, column: 7),
+        Case(
+            input: "nul",
+            reason: "a bare word where a value belongs (a string needs quotes; literals are true, false, null)",
+            line: 1, column: 1),
+        Case(
+            input: "True",
+            reason: "a bare word where a value belongs (a string needs quotes; literals are true, false, null)",
+            line: 1, column: 1),
+        Case(
+            input: "truex",
+            reason: "a bare word where a value belongs (a string needs quotes; literals are true, false, null)",
+            line: 1, column: 1),
+        Case(
+            input: "[\"é\", x]",
+            reason: "a bare word where a value belongs (a string needs quotes; literals are true, false, null)",
+            line: 1, column: 7),
         Case(input: "1 2", reason: "unexpected '2' after the JSON value", line: 1, column: 3),
         Case(input: "{} {}", reason: "unexpected '{' after the JSON value", line: 1, column: 4),
         Case(input: #"{"a":1}}"#, reason: "unexpected '}' after the JSON value", line: 1, column: 8),

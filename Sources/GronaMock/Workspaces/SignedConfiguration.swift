@@ -1,0 +1,66 @@
+/// One revision of a workspace's configuration, signed once and served byte-identical until it changes
+/// (contract §4): the JWS document, its gzip form, and a strong ETag for each.
+public struct SignedConfiguration: Sendable {
+    public let workspaceKey: String
+    public let revision: Int64
+    public let issuedAt: Int64
+    /// The JWS in General JSON Serialization, exactly as served.
+    public let document: [UInt8]
+    public let etag: String
+    public let gzipped: [UInt8]
+    public let gzipETag: String
+
+    init(workspaceKey: String, stored: StoredConfigRevision) {
+        self.workspaceKey = workspaceKey
+        revision = stored.revision
+        issuedAt = stored.issuedAt
+        document = stored.document
+        gzipped = Gzip.compress(stored.document)
+        etag = Self.etag(revision: stored.revision, bytes: stored.document)
+        gzipETag = Self.etag(revision: stored.revision, bytes: gzipped)
+    }
+
+    /// `"<revision>-<first 22 base64url characters of SHA-256(bytes)>"`: strong, one per representation.
+    private static func etag(revision: Int64, bytes: [UInt8]) -> String {
+        "\"\(revision)-\(Base64.urlEncode(SHA256.hash(bytes)).prefix(22))\""
+    }
+}
+
+/// Builds and signs configuration payloads (contract §4).
+enum ConfigurationSigner {
+    /// The payload's JSON: the server's fields, then the workspace's config body.
+    static func payload(for workspace: Workspace, revision: Int64, issuedAt: Int64) -> [UInt8] {
+        var payload: JSONObject = [
+            "schemaVersion": 1,
+            "workspaceKey": .string(workspace.key),
+            "revision": .number(JSONNumber(revision)),
+            "issuedAt": .number(JSONNumber(issuedAt)),
+        ]
+        for member in workspace.config { payload.set(member.key, member.value) }
+        return JSONValue.object(payload).serialized()
+    }
+
+    /// What makes a revision: the payload without its revision and time, and the keys that sign it
+    /// (a key rotation is a new revision even when the campaigns are the same).
+    static func contentHash(for workspace: Workspace) -> [UInt8] {
+        var material = payload(for: workspace, revision: 0, issuedAt: 0)
+        material += Array("\n\(workspace.configKeyIDs.joined(separator: ","))".utf8)
+        return SHA256.hash(material)
+    }
+
+    /// Signs a new revision with every config key, in the listed order.
+    static func sign(
+        _ workspace: Workspace, revision: Int64, issuedAt: Int64, keys: KeyStore
+    ) throws(CryptoError) -> StoredConfigRevision {
+        var signers: [NamedSigningKey] = []
+        for kid in workspace.configKeyIDs {
+            guard let key = keys[kid] else { throw CryptoError("no signing key \"\(kid)\"") }
+            signers.append(NamedSigningKey(kid: kid, key: key))
+        }
+        let document = try JWSSigner.general(
+            payload: payload(for: workspace, revision: revision, issuedAt: issuedAt), type: .configuration,
+            signers: signers)
+        return StoredConfigRevision(
+            revision: revision, contentHash: contentHash(for: workspace), issuedAt: issuedAt, document: document)
+    }
+}

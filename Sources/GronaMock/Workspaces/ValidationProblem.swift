@@ -1,0 +1,169 @@
+/// One problem found in a workspace: where (a JSON path) and why (a sentence a person can act on).
+public struct ValidationProblem: Sendable, Equatable, CustomStringConvertible {
+    public enum Severity: String, Sendable {
+        /// The workspace is not served (unless loaded deliberately as invalid).
+        case error
+        /// Served anyway: a decision type from a newer SDK, a field grona-mock does not know.
+        case warning
+    }
+
+    public let severity: Severity
+    public let path: JSONPath
+    public let reason: String
+
+    public init(_ severity: Severity, _ path: JSONPath, _ reason: String) {
+        self.severity = severity
+        self.path = path
+        self.reason = reason
+    }
+
+    /// `campaigns[2].placement: unknown placement "home_topp"` (contract §4, Validation).
+    public var description: String {
+        path.isRoot ? reason : "\(path): \(reason)"
+    }
+}
+
+/// Collects problems while typed readers pull values out of a JSON document; each reader reports a
+/// missing or mistyped value at its path and returns nil, so validation goes on and reports everything.
+struct ProblemCollector {
+    private(set) var problems: [ValidationProblem] = []
+
+    var hasErrors: Bool { problems.contains { $0.severity == .error } }
+
+    mutating func error(_ path: JSONPath, _ reason: String) {
+        problems.append(ValidationProblem(.error, path, reason))
+    }
+
+    mutating func warning(_ path: JSONPath, _ reason: String) {
+        problems.append(ValidationProblem(.warning, path, reason))
+    }
+
+    /// Warns about members not in `known`: usually a typo that would otherwise pass silently.
+    mutating func unknownMembers(of object: JSONObject, at path: JSONPath, known: Set<String>) {
+        for member in object where !known.contains(member.key) {
+            warning(path.appending(member.key), "unknown field \"\(member.key)\" is ignored")
+        }
+    }
+
+    // MARK: - Typed readers
+
+    mutating func object(_ value: JSONValue?, at path: JSONPath, required: Bool = true) -> JSONObject? {
+        guard let value else {
+            if required { error(path, "is required (an object)") }
+            return nil
+        }
+        guard let object = value.objectValue else {
+            error(
+                path,
+                path.isRoot
+                    ? "the workspace must be a JSON object, not \(value.described)"
+                    : "must be an object, not \(value.described)")
+            return nil
+        }
+        return object
+    }
+
+    mutating func array(_ value: JSONValue?, at path: JSONPath, required: Bool = true, nonEmpty: Bool = false)
+        -> [JSONValue]?
+    {
+        guard let value else {
+            if required { error(path, "is required (a list)") }
+            return nil
+        }
+        guard let array = value.arrayValue else {
+            error(path, "must be a list, not \(value.described)")
+            return nil
+        }
+        if nonEmpty && array.isEmpty { error(path, "must not be empty") }
+        return array
+    }
+
+    mutating func string(
+        _ value: JSONValue?, at path: JSONPath, required: Bool = true, nonEmpty: Bool = true
+    ) -> String? {
+        guard let value else {
+            if required { error(path, "is required (a string)") }
+            return nil
+        }
+        guard let text = value.stringValue else {
+            error(path, "must be a string, not \(value.described)")
+            return nil
+        }
+        if nonEmpty && text.isEmpty {
+            error(path, "must not be empty")
+            return nil
+        }
+        return text
+    }
+
+    /// A string that must be one of `allowed`; the message lists them.
+    mutating func oneOf(
+        _ value: JSONValue?, at path: JSONPath, _ allowed: [String], what: String, required: Bool = true
+    ) -> String? {
+        guard let text = string(value, at: path, required: required) else { return nil }
+        guard allowed.contains(text) else {
+            error(path, "unknown \(what) \(Quote.text(text)); expected one of \(allowed.joined(separator: ", "))")
+            return nil
+        }
+        return text
+    }
+
+    mutating func integer(
+        _ value: JSONValue?, at path: JSONPath, in range: ClosedRange<Int64>? = nil, required: Bool = true
+    ) -> Int64? {
+        guard let value else {
+            if required { error(path, "is required (an integer)") }
+            return nil
+        }
+        guard let number = value.int64Value else {
+            if let numeric = value.numberValue, numeric.isInteger {
+                // Whole, but beyond 64 bits: out of any range a field allows.
+                let limit = range.map { "must be from \($0.lowerBound) to \($0.upperBound)" } ?? "is too large"
+                error(path, "\(limit), not \(numeric.text.prefix(30))")
+            } else if let numeric = value.numberValue {
+                error(
+                    path,
+                    "must be written as a whole number, without a fraction or exponent, not \(numeric.text.prefix(30))")
+            } else {
+                error(path, "must be an integer, not \(value.described)")
+            }
+            return nil
+        }
+        if let range, !range.contains(number) {
+            error(path, "must be from \(range.lowerBound) to \(range.upperBound), not \(number)")
+            return nil
+        }
+        return number
+    }
+
+    mutating func bool(_ value: JSONValue?, at path: JSONPath, required: Bool = true) -> Bool? {
+        guard let value else {
+            if required { error(path, "is required (true or false)") }
+            return nil
+        }
+        guard let flag = value.boolValue else {
+            error(path, "must be true or false, not \(value.described)")
+            return nil
+        }
+        return flag
+    }
+}
+
+extension JSONValue {
+    /// The value's kind with its article, for messages: "an array", "a string", "null".
+    var described: String {
+        switch self {
+        case .null: "null"
+        case .array: "an array"
+        case .object: "an object"
+        default: "a \(typeName)"
+        }
+    }
+}
+
+/// Quotes a value from the input for a message, cut short so a 4 KB string cannot flood a log.
+enum Quote {
+    static func text(_ text: String) -> String {
+        text.count > 80 ? JSONText.quoted(text.prefix(77) + "...") : JSONText.quoted(text)
+    }
+}

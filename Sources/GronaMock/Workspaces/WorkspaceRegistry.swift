@@ -1,0 +1,234 @@
+import Synchronization
+
+/// The workspaces being served and their signed configurations: loaded from `workspaces/`, reloaded when
+/// a file changes, and readable from any thread.
+///
+/// A file with errors is not served; an edit that breaks a served file keeps its last good revision
+/// serving, and every error is logged. Revisions come from the database, so they never go back.
+public final class WorkspaceRegistry: Sendable {
+    /// A served workspace.
+    public struct Entry: Sendable {
+        public let workspace: Workspace
+        public let configuration: SignedConfiguration
+        /// The file it came from, or nil for one set at run time.
+        public let sourcePath: String?
+        /// Warnings (and, for a workspace served deliberately invalid, errors).
+        public let problems: [ValidationProblem]
+    }
+
+    /// What loading one file did.
+    public struct FileReport: Sendable {
+        public enum Outcome: Sendable, Equatable {
+            case served(revision: Int64)
+            /// Errors: not served; a previously good revision, if any, keeps serving.
+            case rejected(keptRevision: Int64?)
+            case removed
+        }
+
+        public let path: String
+        public let outcome: Outcome
+        public let problems: [ValidationProblem]
+    }
+
+    private struct State {
+        var entries: [String: Entry] = [:]
+        var stamps: [String: String] = [:]
+        var keys: KeyStore
+        var keyStamps: [String: String] = [:]
+    }
+
+    public let directory: String
+    private let revisions: ConfigRevisionStore
+    private let clock: ServerClock
+    private let logger: Logger
+    private let state: Mutex<State>
+    /// Serialises loading, so two reloads never sign the same change twice; readers do not take it.
+    private let loading = Mutex(())
+
+    public init(
+        directory: String, keys: KeyStore, revisions: ConfigRevisionStore, clock: ServerClock, logger: Logger
+    ) {
+        self.directory = directory
+        self.revisions = revisions
+        self.clock = clock
+        self.logger = logger
+        state = Mutex(State(keys: keys, keyStamps: Self.keyStamps(keys.directory)))
+    }
+
+    // MARK: - Reading
+
+    public func entry(for workspaceKey: String) -> Entry? {
+        state.withLock { $0.entries[workspaceKey] }
+    }
+
+    public var workspaceKeys: [String] {
+        state.withLock { $0.entries.keys.sorted() }
+    }
+
+    public var keys: KeyStore {
+        state.withLock { $0.keys }
+    }
+
+    // MARK: - Loading
+
+    /// Loads every `<workspaceKey>.json` in the directory, and drops workspaces whose file is gone.
+    @discardableResult
+    public func loadDirectory() -> [FileReport] {
+        loading.withLock { _ in reload(force: true) }
+    }
+
+    /// Reloads files whose stamp changed since the last look (and all of them when a key changed).
+    @discardableResult
+    public func reloadChangedFiles() -> [FileReport] {
+        loading.withLock { _ in reload(force: false) }
+    }
+
+    private func reload(force: Bool) -> [FileReport] {
+        var forceAll = force
+        let keyStamps = Self.keyStamps(keys.directory)
+        if keyStamps != state.withLock({ $0.keyStamps }) {
+            reloadKeys(stamps: keyStamps)
+            forceAll = true
+        }
+        let names: [String]
+        do {
+            names = try FileSystem.list(directory).filter { $0.hasSuffix(".json") }
+        } catch {
+            if force { logger.warning("no workspaces loaded", [("reason", "\(error)")]) }
+            return []
+        }
+        var reports: [FileReport] = []
+        let paths = Set(names.map { directory + "/" + $0 })
+        for name in names {
+            let path = directory + "/" + name
+            let stamp = FileSystem.stamp(path)
+            let unchanged = state.withLock { $0.stamps[path] } == stamp
+            if unchanged && !forceAll { continue }
+            state.withLock { $0.stamps[path] = stamp }
+            reports.append(loadFile(path, workspaceKey: String(name.dropLast(5))))
+        }
+        reports += removeEntries(notIn: paths)
+        return reports
+    }
+
+    private func loadFile(_ path: String, workspaceKey: String) -> FileReport {
+        let previous = entry(for: workspaceKey)
+        let bytes: [UInt8]
+        do {
+            bytes = try FileSystem.read(path, maxBytes: 8 * 1024 * 1024)
+        } catch {
+            return rejected(path, [ValidationProblem(.error, .root, "\(error)")], previous: previous)
+        }
+        guard Identifiers.isWorkspaceKey(workspaceKey) else {
+            let reason =
+                "the file name is not <workspaceKey>.json with a key like acme-market ([a-z0-9][a-z0-9-]{0,62})"
+            return rejected(path, [ValidationProblem(.error, .root, reason)], previous: previous)
+        }
+        let outcome = WorkspaceValidator.validate(bytes, expectedKey: workspaceKey, keyIDs: Set(keys.keyIDs))
+        var problems = outcome.problems + secretConflicts(outcome.workspace)
+        guard let workspace = outcome.workspace, !problems.contains(where: { $0.severity == .error }) else {
+            return rejected(path, problems, previous: previous)
+        }
+        do {
+            let entry = try install(workspace, sourcePath: path, problems: problems)
+            for warning in problems {
+                logger.warning("workspace file warning", [("file", path), ("problem", "\(warning)")])
+            }
+            if previous?.configuration.revision != entry.configuration.revision {
+                logger.info(
+                    "serving workspace",
+                    [("workspace", workspace.key), ("revision", String(entry.configuration.revision)), ("file", path)])
+            }
+            return FileReport(path: path, outcome: .served(revision: entry.configuration.revision), problems: problems)
+        } catch {
+            problems.append(ValidationProblem(.error, .root, "could not sign the configuration: \(error)"))
+            return rejected(path, problems, previous: previous)
+        }
+    }
+
+    /// Signs (or reuses) the revision for `workspace` and serves it.
+    @discardableResult
+    func install(_ workspace: Workspace, sourcePath: String?, problems: [ValidationProblem]) throws -> Entry {
+        let keys = self.keys
+        let stored = try revisions.revision(
+            for: workspace.key, contentHash: ConfigurationSigner.contentHash(for: workspace)
+        ) { revision in
+            try ConfigurationSigner.sign(workspace, revision: revision, issuedAt: clock.nowSeconds(), keys: keys)
+        }
+        let entry = Entry(
+            workspace: workspace, configuration: SignedConfiguration(workspaceKey: workspace.key, stored: stored),
+            sourcePath: sourcePath, problems: problems)
+        state.withLock { $0.entries[workspace.key] = entry }
+        return entry
+    }
+
+    private func rejected(_ path: String, _ problems: [ValidationProblem], previous: Entry?) -> FileReport {
+        for problem in problems where problem.severity == .error {
+            logger.error("workspace file has an error", [("file", path), ("problem", "\(problem)")])
+        }
+        if let previous {
+            logger.warning(
+                "keeping the last good revision",
+                [("workspace", previous.workspace.key), ("revision", String(previous.configuration.revision))])
+        }
+        return FileReport(
+            path: path, outcome: .rejected(keptRevision: previous?.configuration.revision), problems: problems)
+    }
+
+    /// A secret key picks the workspace on the grants endpoint, so no two workspaces may share one.
+    private func secretConflicts(_ workspace: Workspace?) -> [ValidationProblem] {
+        guard let workspace else { return [] }
+        let others = state.withLock { $0.entries.values.filter { $0.workspace.key != workspace.key } }
+        var problems: [ValidationProblem] = []
+        for (index, secret) in workspace.secretKeys.enumerated() {
+            if let owner = others.first(where: { $0.workspace.secretKeys.contains(secret) }) {
+                problems.append(
+                    ValidationProblem(
+                        .error, JSONPath.root.appending("secretKeys").appending(index),
+                        "this secret key is already used by workspace \"\(owner.workspace.key)\""))
+            }
+        }
+        return problems
+    }
+
+    private func removeEntries(notIn paths: Set<String>) -> [FileReport] {
+        let removed = state.withLock { state -> [Entry] in
+            let gone = state.entries.values.filter { entry in entry.sourcePath.map { !paths.contains($0) } ?? false }
+            for entry in gone {
+                state.entries[entry.workspace.key] = nil
+                if let path = entry.sourcePath { state.stamps[path] = nil }
+            }
+            return gone
+        }
+        return removed.compactMap { entry in
+            guard let path = entry.sourcePath else { return nil }
+            logger.info(
+                "workspace file removed; no longer served", [("workspace", entry.workspace.key), ("file", path)])
+            return FileReport(path: path, outcome: .removed, problems: [])
+        }
+    }
+
+    private func reloadKeys(stamps: [String: String]) {
+        let directory = keys.directory
+        do {
+            let (store, problems) = try KeyStore.load(from: directory)
+            for problem in problems { logger.error("signing key not loaded", [("problem", problem)]) }
+            state.withLock {
+                $0.keys = store
+                $0.keyStamps = stamps
+            }
+        } catch {
+            logger.error("signing keys not reloaded", [("reason", "\(error)")])
+            state.withLock { $0.keyStamps = stamps }
+        }
+    }
+
+    private static func keyStamps(_ directory: String) -> [String: String] {
+        let names = (try? FileSystem.list(directory)) ?? []
+        var stamps: [String: String] = [:]
+        for name in names where name.hasSuffix(".pem") {
+            stamps[name] = FileSystem.stamp(directory + "/" + name) ?? ""
+        }
+        return stamps
+    }
+}

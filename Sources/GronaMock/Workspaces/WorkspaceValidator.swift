@@ -1,0 +1,117 @@
+/// Validates a workspace file (contract §3 and §4) and reports every problem at once, each with its JSON
+/// path; see docs/workspaces.md for the rules.
+public enum WorkspaceValidator {
+    /// The outcome: the workspace as far as it could be read, and every problem found.
+    public struct Outcome: Sendable {
+        /// Nil only when the document is not JSON, not an object, or has no usable `workspaceKey`.
+        public let workspace: Workspace?
+        public let problems: [ValidationProblem]
+
+        public var errors: [ValidationProblem] { problems.filter { $0.severity == .error } }
+        public var warnings: [ValidationProblem] { problems.filter { $0.severity == .warning } }
+        public var hasErrors: Bool { !errors.isEmpty }
+    }
+
+    /// Validates a file's bytes. `expectedKey` is the key the file name or URL gives, which the document
+    /// must match; `keyIDs` are the signing keys that exist.
+    public static func validate(_ bytes: [UInt8], expectedKey: String?, keyIDs: Set<String>) -> Outcome {
+        let document: JSONValue
+        do {
+            document = try JSONParser().parse(bytes)
+        } catch {
+            return Outcome(workspace: nil, problems: [ValidationProblem(.error, .root, "not valid JSON: \(error)")])
+        }
+        return validate(document, expectedKey: expectedKey, keyIDs: keyIDs)
+    }
+
+    public static func validate(_ document: JSONValue, expectedKey: String?, keyIDs: Set<String>) -> Outcome {
+        var problems = ProblemCollector()
+        guard let root = problems.object(document, at: .root) else {
+            return Outcome(workspace: nil, problems: problems.problems)
+        }
+        problems.unknownMembers(
+            of: root, at: .root, known: ["workspaceKey", "secretKeys", "signing", "grants", "config"])
+
+        let keyPath = JSONPath.root.appending("workspaceKey")
+        var key = problems.string(root["workspaceKey"], at: keyPath)
+        if let found = key, !Identifiers.isWorkspaceKey(found) {
+            problems.error(keyPath, "\(Quote.text(found)) is not a workspace key ([a-z0-9][a-z0-9-]{0,62})")
+            key = nil
+        }
+        if let found = key, let expectedKey, found != expectedKey {
+            problems.error(
+                keyPath, "\(Quote.text(found)) does not match the file or URL, which name \"\(expectedKey)\"")
+        }
+
+        let secretKeys = readSecretKeys(root["secretKeys"], &problems)
+        let (configKeys, grantKeys) = readSigning(root["signing"], keyIDs: keyIDs, &problems)
+        let ttl = readGrants(root["grants"], &problems)
+
+        var config = ConfigValidator(problems: problems)
+        let body = config.validate(root["config"])
+        problems = config.problems
+
+        guard let key = key ?? expectedKey else { return Outcome(workspace: nil, problems: problems.problems) }
+        let workspace = Workspace(
+            key: key, secretKeys: secretKeys, configKeyIDs: configKeys, grantKeyIDs: grantKeys, grantTTLSeconds: ttl,
+            demoMode: body.demoMode, holdout: body.holdout, campaigns: body.campaigns, config: body.object)
+        return Outcome(workspace: workspace, problems: problems.problems)
+    }
+
+    private static func readSecretKeys(_ value: JSONValue?, _ problems: inout ProblemCollector) -> [String] {
+        let path = JSONPath.root.appending("secretKeys")
+        guard let list = problems.array(value, at: path, nonEmpty: true) else { return [] }
+        var keys: [String] = []
+        for (index, item) in list.enumerated() {
+            // Secrets are never quoted back: a message names the position only.
+            guard let secret = problems.string(item, at: path.appending(index)) else { continue }
+            guard (8...200).contains(secret.utf8.count), secret.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                problems.error(path.appending(index), "must be 8 to 200 printable ASCII characters without spaces")
+                continue
+            }
+            if keys.contains(secret) {
+                problems.error(path.appending(index), "repeats an earlier secret key")
+                continue
+            }
+            keys.append(secret)
+        }
+        return keys
+    }
+
+    private static func readSigning(
+        _ value: JSONValue?, keyIDs: Set<String>, _ problems: inout ProblemCollector
+    ) -> (config: [String], grant: [String]) {
+        let path = JSONPath.root.appending("signing")
+        guard let signing = problems.object(value, at: path) else { return ([], []) }
+        problems.unknownMembers(of: signing, at: path, known: ["configKeys", "grantKeys"])
+        func keyList(_ name: String) -> [String] {
+            let listPath = path.appending(name)
+            guard let list = problems.array(signing[name], at: listPath, nonEmpty: true) else { return [] }
+            var kids: [String] = []
+            for (index, item) in list.enumerated() {
+                guard let kid = problems.string(item, at: listPath.appending(index)) else { continue }
+                if !KeyStore.isValidKeyID(kid) {
+                    problems.error(
+                        listPath.appending(index), "\(Quote.text(kid)) is not a key id ([A-Za-z0-9._-]{1,64})")
+                } else if kids.contains(kid) {
+                    problems.error(listPath.appending(index), "key \"\(kid)\" is listed twice")
+                } else if !keyIDs.contains(kid) {
+                    problems.error(listPath.appending(index), "no key \"\(kid)\": expected keys/\(kid).pem")
+                } else {
+                    kids.append(kid)
+                }
+            }
+            return kids
+        }
+        return (keyList("configKeys"), keyList("grantKeys"))
+    }
+
+    private static func readGrants(_ value: JSONValue?, _ problems: inout ProblemCollector) -> Int64 {
+        let path = JSONPath.root.appending("grants")
+        guard let grants = problems.object(value, at: path, required: false) else { return 3600 }
+        problems.unknownMembers(of: grants, at: path, known: ["ttlSeconds"])
+        return problems.integer(
+            grants["ttlSeconds"], at: path.appending("ttlSeconds"), in: 60...604_800, required: false)
+            ?? 3600
+    }
+}
