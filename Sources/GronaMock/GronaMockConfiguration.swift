@@ -10,15 +10,22 @@ public struct GronaMockConfiguration: Sendable {
     public var databasePath: String
     /// Files served read-only under `/_mock/static/<name>` (image assets for app tests, benchmark bodies).
     public var staticDirectory: String?
+    /// `Cache-Control: max-age` of the configuration and JWKS, in seconds (contract §4).
+    public var configMaxAge: Int
+    /// How often workspace and key files are checked for changes.
+    public var reloadInterval: Duration
 
     public init(
         http: HTTPServer.Configuration = HTTPServer.Configuration(), workspacesDirectory: String = "workspaces",
-        keysDirectory: String = "keys", databasePath: String = "grona-mock.sqlite", staticDirectory: String? = nil
+        keysDirectory: String = "keys", databasePath: String = "grona-mock.sqlite", staticDirectory: String? = nil,
+        configMaxAge: Int = 60, reloadInterval: Duration = .milliseconds(500)
     ) {
         self.http = http
         self.workspacesDirectory = workspacesDirectory
         self.keysDirectory = keysDirectory
         self.databasePath = databasePath
         self.staticDirectory = staticDirectory
+        self.configMaxAge = configMaxAge
+        self.reloadInterval = reloadInterval
     }
 }

@@ -3,29 +3,67 @@
 /// The `grona-mock` executable is a thin shell over this; tests start it in-process on port 0.
 public final class GronaMockServer: Sendable {
     public let configuration: GronaMockConfiguration
+    /// The served workspaces and their signed configurations.
+    public let workspaces: WorkspaceRegistry
+    public let clock: ServerClock
     private let server: HTTPServer
+    private let watcher: WorkspaceWatcher
 
-    private init(configuration: GronaMockConfiguration, server: HTTPServer) {
+    private init(
+        configuration: GronaMockConfiguration, server: HTTPServer, workspaces: WorkspaceRegistry, clock: ServerClock,
+        watcher: WorkspaceWatcher
+    ) {
         self.configuration = configuration
         self.server = server
+        self.workspaces = workspaces
+        self.clock = clock
+        self.watcher = watcher
     }
 
     /// Loads what the configuration names, binds and starts serving; returns once the socket is bound.
     public static func start(
         _ configuration: GronaMockConfiguration, logger: Logger = Logger()
     ) throws(StartupError) -> GronaMockServer {
+        let clock = ServerClock()
+        let database: Database
+        do {
+            database = try Database(path: configuration.databasePath)
+        } catch {
+            throw StartupError("cannot open the database \(configuration.databasePath): \(error)")
+        }
+        let workspaces = WorkspaceRegistry(
+            directory: configuration.workspacesDirectory, keys: loadKeys(configuration.keysDirectory, logger),
+            revisions: ConfigRevisionStore(database: database), clock: clock, logger: logger)
+        workspaces.loadDirectory()
+
         var router = Router(logger: logger)
         HealthRoutes.register(on: &router)
+        ConfigRoutes.register(on: &router, registry: workspaces, maxAge: configuration.configMaxAge)
         if let directory = configuration.staticDirectory {
             let files = try StaticFiles.load(from: directory)
             files.register(on: &router)
         }
+        let server: HTTPServer
         do {
-            let server = try HTTPServer.start(configuration: configuration.http, router: router, logger: logger)
-            return GronaMockServer(configuration: configuration, server: server)
+            server = try HTTPServer.start(configuration: configuration.http, router: router, logger: logger)
         } catch {
             let address = "\(configuration.http.host):\(configuration.http.port)"
             throw StartupError("cannot listen on \(address): \(error)")
+        }
+        let watcher = WorkspaceWatcher(registry: workspaces, interval: configuration.reloadInterval)
+        return GronaMockServer(
+            configuration: configuration, server: server, workspaces: workspaces, clock: clock, watcher: watcher)
+    }
+
+    /// The signing keys; a missing directory or a bad key is logged, not fatal, so the rest still serves.
+    private static func loadKeys(_ directory: String, _ logger: Logger) -> KeyStore {
+        do {
+            let (keys, problems) = try KeyStore.load(from: directory)
+            for problem in problems { logger.error("signing key not loaded", [("problem", problem)]) }
+            return keys
+        } catch {
+            logger.warning("no signing keys loaded", [("reason", "\(error)")])
+            return KeyStore(directory: directory, keys: [:])
         }
     }
 
@@ -37,7 +75,10 @@ public final class GronaMockServer: Sendable {
     public func shutdown() { server.shutdown() }
 
     /// Blocks until the server has stopped.
-    public func wait() { server.wait() }
+    public func wait() {
+        server.wait()
+        watcher.stop()
+    }
 }
 
 /// Why the server could not start, as a sentence for the person who started it.
