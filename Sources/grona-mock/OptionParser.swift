@@ -2,6 +2,8 @@
 /// variable that supplies it when the argument is absent and a default when both are.
 struct OptionSpec {
     let name: String
+    /// A one-letter alias, as in `-o FILE`.
+    var short: Character? = nil
     let valueName: String?
     let environment: String?
     let defaultValue: String?
@@ -10,11 +12,12 @@ struct OptionSpec {
     var isFlag: Bool { valueName == nil }
 
     static func value(
-        _ name: String, _ valueName: String, environment: String? = nil, default defaultValue: String? = nil,
-        help: String
+        _ name: String, _ valueName: String, short: Character? = nil, environment: String? = nil,
+        default defaultValue: String? = nil, help: String
     ) -> OptionSpec {
         OptionSpec(
-            name: name, valueName: valueName, environment: environment, defaultValue: defaultValue, help: help)
+            name: name, short: short, valueName: valueName, environment: environment, defaultValue: defaultValue,
+            help: help)
     }
 
     static func flag(_ name: String, environment: String? = nil, help: String) -> OptionSpec {
@@ -31,11 +34,14 @@ struct UsageError: Error {
 /// What a command line said, after environment variables and defaults are applied.
 struct ParsedOptions {
     private(set) var values: [String: String] = [:]
+    /// Every value of an option given more than once, in order.
+    private(set) var repeated: [String: [String]] = [:]
     private(set) var flags: Set<String> = []
     private(set) var positionals: [String] = []
     var wantsHelp = false
 
     func value(_ name: String) -> String? { values[name] }
+    func allValues(_ name: String) -> [String] { repeated[name] ?? [] }
     func flag(_ name: String) -> Bool { flags.contains(name) }
 
     /// An integer option within `range`, or a usage error naming the option.
@@ -61,6 +67,20 @@ struct ParsedOptions {
                 parsed.wantsHelp = true
                 continue
             }
+            if argument.count == 2, argument.hasPrefix("-"), argument != "--",
+                let spec = specs.first(where: { $0.short == argument.last })
+            {
+                guard let value = spec.isFlag ? "" : (index < arguments.count ? arguments[index] : nil) else {
+                    throw UsageError("\(argument) needs a value (\(spec.valueName ?? "VALUE"))")
+                }
+                if spec.isFlag {
+                    parsed.flags.insert(spec.name)
+                } else {
+                    parsed.record(spec.name, value)
+                    index += 1
+                }
+                continue
+            }
             guard argument.hasPrefix("--"), argument.count > 2 else {
                 guard !argument.hasPrefix("-") || argument == "-" else {
                     throw UsageError("unknown option \(argument)")
@@ -81,12 +101,12 @@ struct ParsedOptions {
                 guard inline == nil else { throw UsageError("--\(name) takes no value") }
                 parsed.flags.insert(name)
             } else if let inline {
-                parsed.values[name] = inline
+                parsed.record(name, inline)
             } else {
                 guard index < arguments.count else {
                     throw UsageError("--\(name) needs a value (\(spec.valueName ?? "VALUE"))")
                 }
-                parsed.values[name] = arguments[index]
+                parsed.record(name, arguments[index])
                 index += 1
             }
         }
@@ -111,10 +131,16 @@ struct ParsedOptions {
         return parsed
     }
 
+    private mutating func record(_ name: String, _ value: String) {
+        values[name] = value
+        repeated[name, default: []].append(value)
+    }
+
     /// The options section of a help text: each option, its value, default and environment variable.
     static func help(for specs: [OptionSpec]) -> String {
         let rows = specs.map { spec -> (String, String) in
-            let left = "  --\(spec.name)" + (spec.valueName.map { " \($0)" } ?? "")
+            let left =
+                (spec.short.map { "  -\($0), " } ?? "  ") + "--\(spec.name)" + (spec.valueName.map { " \($0)" } ?? "")
             var right = spec.help
             if let defaultValue = spec.defaultValue { right += " (default: \(defaultValue))" }
             if let variable = spec.environment { right += " [env: \(variable)]" }

@@ -27,6 +27,9 @@ enum ServeCommand {
         .value(
             "static", "DIR", environment: "GRONA_MOCK_STATIC",
             help: "Serve the files of DIR under /_mock/static/<name>."),
+        .value(
+            "config-max-age", "SECONDS", environment: "GRONA_MOCK_CONFIG_MAX_AGE", default: "60",
+            help: "Cache-Control max-age of the configuration and JWKS."),
         .flag(
             "access-log", environment: "GRONA_MOCK_ACCESS_LOG",
             help: "Log one line per request (method, path, status, bytes, duration)."),
@@ -113,7 +116,8 @@ enum ServeCommand {
             workspacesDirectory: parsed.value("workspaces") ?? "./workspaces",
             keysDirectory: parsed.value("keys") ?? "./keys",
             databasePath: parsed.value("db") ?? "./grona-mock.sqlite",
-            staticDirectory: parsed.value("static"))
+            staticDirectory: parsed.value("static"),
+            configMaxAge: try parsed.integer("config-max-age", in: 0...31_536_000) ?? 60)
         return (configuration, Logger(format: format))
     }
 }

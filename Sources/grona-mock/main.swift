@@ -16,6 +16,8 @@ let usage = """
 
     COMMANDS:
       serve      Serve the endpoints and the /_mock API (the default when no command is given).
+      keys       Generate signing keys; list their public halves (SPKI for GronaOptions, JWK thumbprints).
+      config     Validate workspace files; sign the bundled configuration; verify a signed one.
 
     Run 'grona-mock <command> --help' for a command's options.
       -h, --help      Show this help.
@@ -42,6 +44,10 @@ case nil:
     status = ServeCommand.run([], environment: environment)
 case "serve":
     status = ServeCommand.run(Array(arguments.dropFirst()), environment: environment)
+case "keys":
+    status = KeysCommand.run(Array(arguments.dropFirst()), environment: environment)
+case "config":
+    status = ConfigCommand.run(Array(arguments.dropFirst()), environment: environment)
 case "--version":
     Console.out("grona-mock \(GronaMockVersion.current)")
     status = .success
