@@ -39,6 +39,7 @@ public final class GronaMockServer: Sendable {
         var router = Router(logger: logger)
         HealthRoutes.register(on: &router)
         ConfigRoutes.register(on: &router, registry: workspaces, maxAge: configuration.configMaxAge)
+        GrantsRoutes.register(on: &router, registry: workspaces, clock: clock)
         if let directory = configuration.staticDirectory {
             let files = try StaticFiles.load(from: directory)
             files.register(on: &router)

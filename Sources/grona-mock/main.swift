@@ -18,6 +18,7 @@ let usage = """
       serve      Serve the endpoints and the /_mock API (the default when no command is given).
       keys       Generate signing keys; list their public halves (SPKI for GronaOptions, JWK thumbprints).
       config     Validate workspace files; sign the bundled configuration; verify a signed one.
+      grants     Issue a customer's grants; verify a grant as an order backend does.
 
     Run 'grona-mock <command> --help' for a command's options.
       -h, --help      Show this help.
@@ -48,6 +49,8 @@ case "keys":
     status = KeysCommand.run(Array(arguments.dropFirst()), environment: environment)
 case "config":
     status = ConfigCommand.run(Array(arguments.dropFirst()), environment: environment)
+case "grants":
+    status = GrantsCommand.run(Array(arguments.dropFirst()), environment: environment)
 case "--version":
     Console.out("grona-mock \(GronaMockVersion.current)")
     status = .success

@@ -22,6 +22,11 @@ public struct Workspace: Sendable {
 public struct Holdout: Sendable, Equatable {
     public var salt: String
     public var weight: Int64
+
+    public init(salt: String, weight: Int64) {
+        self.salt = salt
+        self.weight = weight
+    }
 }
 
 public struct Campaign: Sendable {
@@ -44,6 +49,21 @@ public struct Campaign: Sendable {
     public var endsAt: Int64?
     public var variants: [Variant]
 
+    public init(
+        id: String, status: Status, priority: Int64, placement: String, assignmentUnit: AssignmentUnit, salt: String,
+        startsAt: Int64?, endsAt: Int64?, variants: [Variant]
+    ) {
+        self.id = id
+        self.status = status
+        self.priority = priority
+        self.placement = placement
+        self.assignmentUnit = assignmentUnit
+        self.salt = salt
+        self.startsAt = startsAt
+        self.endsAt = endsAt
+        self.variants = variants
+    }
+
     /// Live and inside its schedule at `now` (Unix seconds).
     public func isActive(at now: Int64) -> Bool {
         status == .live && (startsAt.map { now >= $0 } ?? true) && (endsAt.map { now < $0 } ?? true)
@@ -60,12 +80,29 @@ public struct Variant: Sendable {
     public var decisionType: String?
     /// The offer's treatment, for grants.
     public var treatment: Treatment?
+
+    public init(
+        id: String, weight: Int64, isControl: Bool, componentType: String? = nil, decisionType: String? = nil,
+        treatment: Treatment? = nil
+    ) {
+        self.id = id
+        self.weight = weight
+        self.isControl = isControl
+        self.componentType = componentType
+        self.decisionType = decisionType
+        self.treatment = treatment
+    }
 }
 
 /// An offer's treatment (contract §4): `valueMilli` in thousandths (10000 with `percent_off` is 10 %).
 public struct Treatment: Sendable, Equatable {
     public var type: String
     public var valueMilli: Int64
+
+    public init(type: String, valueMilli: Int64) {
+        self.type = type
+        self.valueMilli = valueMilli
+    }
 }
 
 /// The closed vocabularies of contract §4.

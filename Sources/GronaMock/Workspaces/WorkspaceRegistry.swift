@@ -61,6 +61,19 @@ public final class WorkspaceRegistry: Sendable {
         state.withLock { $0.entries[workspaceKey] }
     }
 
+    /// The workspace whose secret key this is. Every secret of every workspace is compared in constant
+    /// time, so the answer's timing says nothing about how close a guess came.
+    public func entry(forSecret secret: String) -> Entry? {
+        let entries = state.withLock { Array($0.entries.values) }
+        var found: Entry?
+        for entry in entries {
+            for candidate in entry.workspace.secretKeys where ConstantTime.equals(candidate, secret) {
+                found = entry
+            }
+        }
+        return found
+    }
+
     public var workspaceKeys: [String] {
         state.withLock { $0.entries.keys.sorted() }
     }

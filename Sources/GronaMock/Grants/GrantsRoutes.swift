@@ -1,0 +1,113 @@
+/// `POST /v1/mobile/grants` (contract §6): the secret key picks the workspace; the answer lists the
+/// customer's grants, each signed afresh.
+enum GrantsRoutes {
+    /// Bodies are one small JSON object: anything larger is refused before it is read (413).
+    static let bodyLimit = 16 * 1024
+    static let maxCustomerIDLength = 128
+
+    /// Query parameter names that look like a credential: refused whatever their value, so a key never
+    /// travels in a URL (which proxies and access logs keep).
+    private static let credentialNames: Set<String> = [
+        "key", "apikey", "api_key", "secret", "secretkey", "secret_key", "access_token", "token", "authorization",
+    ]
+
+    static func register(on router: inout Router, registry: WorkspaceRegistry, clock: ServerClock) {
+        router.on(.post, "/v1/mobile/grants", bodyLimit: bodyLimit) { request in
+            try grants(request, registry: registry, clock: clock)
+        }
+    }
+
+    private static func grants(_ request: HTTPRequest, registry: WorkspaceRegistry, clock: ServerClock) throws
+        -> HTTPResponse
+    {
+        try refuseCredentialsInQuery(request, registry: registry)
+        guard let secret = bearerToken(request.headers), let entry = registry.entry(forSecret: secret) else {
+            throw HTTPError.unauthorized
+        }
+        let customerID = try readCustomerID(request)
+        let now = clock.nowSeconds()
+        let claims = GrantIssuer.claims(for: customerID, in: entry.workspace, now: now)
+        let tokens: [String]
+        do {
+            tokens = try GrantIssuer.sign(claims, workspace: entry.workspace, keys: registry.keys)
+        } catch {
+            throw HTTPError(.internalServerError, code: "signing_failed", message: "\(error)")
+        }
+        let body: JSONObject = [
+            "grants": .array(tokens.map { .string($0) }), "serverTime": .number(JSONNumber(now)),
+        ]
+        var response = HTTPResponse.json(JSONValue.object(body).serialized())
+        response.headers.add("Cache-Control", "no-store")
+        return response
+    }
+
+    /// `Authorization: Bearer <key>` (RFC 6750 §2.1), the scheme matched case-insensitively.
+    private static func bearerToken(_ headers: HTTPHeaders) -> String? {
+        guard let value = headers["Authorization"] else { return nil }
+        let parts = value.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercasedASCII() == "bearer" else { return nil }
+        let token = parts[1].trimmingASCIIWhitespace()
+        return token.isEmpty ? nil : String(token)
+    }
+
+    private static func refuseCredentialsInQuery(_ request: HTTPRequest, registry: WorkspaceRegistry) throws {
+        for item in request.queryItems {
+            if credentialNames.contains(item.name.lowercasedASCII()) || registry.entry(forSecret: item.value) != nil {
+                throw HTTPError(
+                    .badRequest, code: "secret_in_query",
+                    message: "Secret keys are accepted only as Authorization: Bearer <key>, never in the URL, "
+                        + "which proxies and logs keep. Rotate a key that was sent this way.")
+            }
+        }
+    }
+
+    private static func readCustomerID(_ request: HTTPRequest) throws -> String {
+        let contentType = request.headers["Content-Type"]?.split(separator: ";").first?.trimmingASCIIWhitespace()
+        guard contentType?.lowercasedASCII() == "application/json" else {
+            throw HTTPError(
+                .unsupportedMediaType, code: "unsupported_media_type",
+                message: "Send the body as Content-Type: application/json.")
+        }
+        let body: JSONValue
+        do {
+            body = try JSONParser().parse(request.body)
+        } catch {
+            throw HTTPError(.badRequest, code: "malformed_json", message: "The body is not valid JSON: \(error).")
+        }
+        guard let object = body.objectValue else {
+            throw HTTPError(
+                .badRequest, code: "malformed_json",
+                message: "The body must be a JSON object like {\"customerID\": \"cust_123\"}.")
+        }
+        guard let value = object["customerID"] else {
+            throw invalidCustomerID("customerID is required: {\"customerID\": \"cust_123\"}.")
+        }
+        guard let customerID = value.stringValue else {
+            throw invalidCustomerID("customerID must be a string, not \(value.described).")
+        }
+        guard !customerID.isEmpty else { throw invalidCustomerID("customerID must not be empty.") }
+        guard customerID.utf8.count <= maxCustomerIDLength else {
+            throw invalidCustomerID("customerID must be at most \(maxCustomerIDLength) bytes.")
+        }
+        guard
+            customerID.unicodeScalars.allSatisfy({
+                $0.value >= 0x20 && $0.value != 0x7F && !(0x80..<0xA0).contains($0.value)
+            })
+        else {
+            throw invalidCustomerID("customerID must not contain control characters.")
+        }
+        return customerID
+    }
+
+    private static func invalidCustomerID(_ message: String) -> HTTPError {
+        HTTPError(.badRequest, code: "invalid_customer_id", message: message)
+    }
+}
+
+extension HTTPError {
+    /// 401 with `WWW-Authenticate: Bearer` (RFC 6750 §3): missing and wrong keys look the same.
+    static let unauthorized = HTTPError(
+        .unauthorized, code: "unauthorized",
+        message: "A valid secret key is required as Authorization: Bearer <key>.",
+        headers: ["WWW-Authenticate": "Bearer realm=\"grona-mock\""])
+}
