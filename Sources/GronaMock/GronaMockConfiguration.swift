@@ -14,11 +14,13 @@ public struct GronaMockConfiguration: Sendable {
     public var configMaxAge: Int
     /// How often workspace and key files are checked for changes.
     public var reloadInterval: Duration
+    /// Keep at most this many events, dropping the oldest; nil keeps them all.
+    public var maxEvents: Int?
 
     public init(
         http: HTTPServer.Configuration = HTTPServer.Configuration(), workspacesDirectory: String = "workspaces",
         keysDirectory: String = "keys", databasePath: String = "grona-mock.sqlite", staticDirectory: String? = nil,
-        configMaxAge: Int = 60, reloadInterval: Duration = .milliseconds(500)
+        configMaxAge: Int = 60, reloadInterval: Duration = .milliseconds(500), maxEvents: Int? = nil
     ) {
         self.http = http
         self.workspacesDirectory = workspacesDirectory
@@ -27,5 +29,6 @@ public struct GronaMockConfiguration: Sendable {
         self.staticDirectory = staticDirectory
         self.configMaxAge = configMaxAge
         self.reloadInterval = reloadInterval
+        self.maxEvents = maxEvents
     }
 }

@@ -6,18 +6,23 @@ public final class GronaMockServer: Sendable {
     /// The served workspaces and their signed configurations.
     public let workspaces: WorkspaceRegistry
     public let clock: ServerClock
+    /// Received events.
+    public let events: EventStore
     private let server: HTTPServer
     private let watcher: WorkspaceWatcher
+    private let waiters: EventWaiters
 
     private init(
         configuration: GronaMockConfiguration, server: HTTPServer, workspaces: WorkspaceRegistry, clock: ServerClock,
-        watcher: WorkspaceWatcher
+        watcher: WorkspaceWatcher, events: EventStore, waiters: EventWaiters
     ) {
         self.configuration = configuration
         self.server = server
         self.workspaces = workspaces
         self.clock = clock
         self.watcher = watcher
+        self.events = events
+        self.waiters = waiters
     }
 
     /// Loads what the configuration names, binds and starts serving; returns once the socket is bound.
@@ -35,11 +40,19 @@ public final class GronaMockServer: Sendable {
             directory: configuration.workspacesDirectory, keys: loadKeys(configuration.keysDirectory, logger),
             revisions: ConfigRevisionStore(database: database), clock: clock, logger: logger)
         workspaces.loadDirectory()
+        let storeReference = Late<EventStore>()
+        let waiters = EventWaiters { storeReference.value }
+        let events = EventStore(database: database, maxEvents: configuration.maxEvents, logger: logger) { touched in
+            waiters.committed(touched)
+        }
+        storeReference.value = events
 
         var router = Router(logger: logger)
         HealthRoutes.register(on: &router)
         ConfigRoutes.register(on: &router, registry: workspaces, maxAge: configuration.configMaxAge)
         GrantsRoutes.register(on: &router, registry: workspaces, clock: clock)
+        EventsRoutes.register(on: &router, registry: workspaces, store: events, clock: clock)
+        EventInspectionRoutes.register(on: &router, store: events, waiters: waiters)
         if let directory = configuration.staticDirectory {
             let files = try StaticFiles.load(from: directory)
             files.register(on: &router)
@@ -48,12 +61,15 @@ public final class GronaMockServer: Sendable {
         do {
             server = try HTTPServer.start(configuration: configuration.http, router: router, logger: logger)
         } catch {
+            waiters.stop()
+            events.stop()
             let address = "\(configuration.http.host):\(configuration.http.port)"
             throw StartupError("cannot listen on \(address): \(error)")
         }
         let watcher = WorkspaceWatcher(registry: workspaces, interval: configuration.reloadInterval)
         return GronaMockServer(
-            configuration: configuration, server: server, workspaces: workspaces, clock: clock, watcher: watcher)
+            configuration: configuration, server: server, workspaces: workspaces, clock: clock, watcher: watcher,
+            events: events, waiters: waiters)
     }
 
     /// The signing keys; a missing directory or a bad key is logged, not fatal, so the rest still serves.
@@ -73,11 +89,18 @@ public final class GronaMockServer: Sendable {
     public var port: Int { server.port }
 
     /// Begins a graceful shutdown: no new connections, requests in flight answered. Returns at once.
-    public func shutdown() { server.shutdown() }
+    public func shutdown() {
+        server.shutdown()
+        // Long-polls answer now, with what there is, rather than holding shutdown to its deadline.
+        waiters.stop()
+    }
 
-    /// Blocks until the server has stopped.
+    /// Blocks until the server has stopped: requests in flight answered (events committed first), then the
+    /// long-polls answered with what there is, then the writer and the file watcher stopped.
     public func wait() {
         server.wait()
+        waiters.stop()
+        events.stop()
         watcher.stop()
     }
 }

@@ -28,6 +28,9 @@ enum ServeCommand {
             "static", "DIR", environment: "GRONA_MOCK_STATIC",
             help: "Serve the files of DIR under /_mock/static/<name>."),
         .value(
+            "max-events", "N", environment: "GRONA_MOCK_MAX_EVENTS",
+            help: "Keep at most N events, dropping the oldest (default: keep all)."),
+        .value(
             "config-max-age", "SECONDS", environment: "GRONA_MOCK_CONFIG_MAX_AGE", default: "60",
             help: "Cache-Control max-age of the configuration and JWKS."),
         .flag(
@@ -117,7 +120,8 @@ enum ServeCommand {
             keysDirectory: parsed.value("keys") ?? "./keys",
             databasePath: parsed.value("db") ?? "./grona-mock.sqlite",
             staticDirectory: parsed.value("static"),
-            configMaxAge: try parsed.integer("config-max-age", in: 0...31_536_000) ?? 60)
+            configMaxAge: try parsed.integer("config-max-age", in: 0...31_536_000) ?? 60,
+            maxEvents: try parsed.integer("max-events", in: 1...1_000_000_000))
         return (configuration, Logger(format: format))
     }
 }

@@ -5,24 +5,35 @@ import Synchronization
 /// Writes are rare outside event ingestion (a new configuration revision now and then), so one locked
 /// connection serves them; WAL mode lets the command line read while a server writes.
 public final class Database: @unchecked Sendable {
-    /// Every use of `connection` holds this lock; that is what makes the unchecked Sendable sound.
-    private let lock = Mutex(())
-    private let connection: SQLiteConnection
+    /// Every use of a connection holds its lock; that is what makes the unchecked Sendable sound.
+    private let writeLock = Mutex(())
+    private let writer: SQLiteConnection
+    private let readLock = Mutex(())
+    /// A second connection for queries, so that in WAL mode a reader never waits for the writer; nil for
+    /// an in-memory database, which exists only on its one connection.
+    private let reader: SQLiteConnection?
     public let path: String
 
     /// Opens or creates the database at `path` (`:memory:` for a private one) and applies migrations.
     public init(path: String) throws(SQLiteError) {
         let connection = try SQLiteConnection(path: path)
         try connection.enableWriteAheadLog()
-        try connection.execute("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON")
+        try connection.execute("PRAGMA synchronous=NORMAL")
         try Schema.migrate(connection)
         self.path = path
-        self.connection = connection
+        writer = connection
+        reader = path == ":memory:" ? nil : try SQLiteConnection(path: path)
     }
 
-    /// Runs `body` with the connection, holding the lock.
+    /// Runs `body` with the writing connection, holding its lock.
     func withConnection<T, E: Error>(_ body: (SQLiteConnection) throws(E) -> T) throws(E) -> T {
-        try lock.withLock { _ throws(E) in try body(connection) }
+        try writeLock.withLock { _ throws(E) in try body(writer) }
+    }
+
+    /// Runs a query with the reading connection (the writing one for an in-memory database).
+    func withReader<T, E: Error>(_ body: (SQLiteConnection) throws(E) -> T) throws(E) -> T {
+        if reader == nil { return try withConnection(body) }
+        return try readLock.withLock { _ throws(E) in try body(self.reader ?? self.writer) }
     }
 
     /// The linked SQLite's version, for `--version`.
@@ -43,7 +54,57 @@ enum Schema {
             issued_at INTEGER NOT NULL,
             document BLOB NOT NULL
         ) STRICT;
+        """,
+        // 2: received events, the purchase treatments they claim, and rejected events with their reasons
+        // (contract §7). `seq` is arrival order and the inspection cursor.
         """
+        CREATE TABLE events (
+            seq INTEGER PRIMARY KEY,
+            workspace_key TEXT NOT NULL,
+            event_id TEXT NOT NULL,
+            type TEXT NOT NULL,
+            timestamp INTEGER NOT NULL,
+            received_at INTEGER NOT NULL,
+            corrected_timestamp INTEGER NOT NULL,
+            install_id TEXT NOT NULL,
+            customer_id TEXT,
+            session_id TEXT,
+            visit_id TEXT,
+            campaign_id TEXT,
+            variant_id TEXT,
+            arm TEXT,
+            placement TEXT,
+            demo INTEGER NOT NULL,
+            config_revision INTEGER,
+            total_minor INTEGER,
+            json BLOB NOT NULL
+        ) STRICT;
+        CREATE UNIQUE INDEX events_by_id ON events (workspace_key, event_id);
+        CREATE INDEX events_by_campaign ON events (workspace_key, campaign_id, variant_id);
+        CREATE INDEX events_by_type ON events (workspace_key, type);
+        CREATE TABLE purchase_treatments (
+            event_seq INTEGER NOT NULL,
+            workspace_key TEXT NOT NULL,
+            campaign_id TEXT NOT NULL,
+            variant_id TEXT NOT NULL,
+            placement TEXT NOT NULL,
+            type TEXT NOT NULL,
+            value_milli INTEGER NOT NULL
+        ) STRICT;
+        CREATE INDEX purchase_treatments_by_event ON purchase_treatments (event_seq);
+        CREATE TABLE rejected_events (
+            seq INTEGER PRIMARY KEY,
+            workspace_key TEXT NOT NULL,
+            batch_index INTEGER NOT NULL,
+            event_id TEXT,
+            field TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            received_at INTEGER NOT NULL,
+            install_id TEXT NOT NULL,
+            json BLOB NOT NULL
+        ) STRICT;
+        CREATE INDEX rejected_by_workspace ON rejected_events (workspace_key);
+        """,
     ]
 
     static func migrate(_ connection: SQLiteConnection) throws(SQLiteError) {

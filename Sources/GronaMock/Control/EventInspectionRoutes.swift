@@ -1,0 +1,84 @@
+/// `/_mock/events`: what the SDK sent, for tests and people (contract §8).
+enum EventInspectionRoutes {
+    static let maxWait: Duration = .seconds(120)
+
+    static func register(on router: inout Router, store: EventStore, waiters: EventWaiters) {
+        router.on(.get, "/_mock/events") { request in
+            let filter = try EventFilter(parameters: request.queryItems, extra: EventPage.parameterNames)
+            let page = try EventPage(parameters: request.queryItems)
+            let (events, next) = try query { () throws(SQLiteError) in try store.events(filter, page: page) }
+            return listing(events, next)
+        }
+        router.on(.get, "/_mock/events/rejected") { request in
+            let filter = try EventFilter(parameters: request.queryItems, extra: EventPage.parameterNames)
+            let page = try EventPage(parameters: request.queryItems)
+            let (events, next) = try query { () throws(SQLiteError) in
+                try store.rejected(workspace: filter.workspace, page: page)
+            }
+            return listing(events, next)
+        }
+        router.on(.get, "/_mock/events/summary") { request in
+            guard let workspace = request.query("workspace") else {
+                throw HTTPError(
+                    .badRequest, code: "invalid_query", message: "Name the workspace: ?workspace=acme-market.")
+            }
+            let summary = try query { () throws(SQLiteError) in try store.summary(workspace: workspace) }
+            return HTTPResponse.json(summary.serialized())
+        }
+        router.on(.get, "/_mock/events/wait") { request, responder in
+            do {
+                let filter = try EventFilter(parameters: request.queryItems, extra: ["count", "timeoutMs"])
+                guard let count = request.query("count").flatMap(Int.init), count >= 1 else {
+                    throw HTTPError(
+                        .badRequest, code: "invalid_query", message: "count must be a whole number of at least 1.")
+                }
+                let timeout =
+                    try request.query("timeoutMs").map { text throws(HTTPError) -> Duration in
+                        guard let milliseconds = Int(text), milliseconds >= 0 else {
+                            throw HTTPError(
+                                .badRequest, code: "invalid_query",
+                                message: "timeoutMs must be milliseconds (0 or more).")
+                        }
+                        return .milliseconds(milliseconds)
+                    } ?? .seconds(10)
+                waiters.add(filter: filter, count: count, timeout: min(timeout, maxWait), responder: responder)
+            } catch let error as HTTPError {
+                responder.send(error.response)
+            } catch {
+                responder.send(HTTPError.unexpected.response)
+            }
+        }
+        router.on(.delete, "/_mock/events") { request, responder in
+            let workspace = request.query("workspace")
+            guard let writer = store.writer else {
+                responder.send(HTTPError.storageUnavailable.response)
+                return
+            }
+            writer.submit(
+                .delete(workspaceKey: workspace) { result in
+                    switch result {
+                    case .success(let deleted):
+                        responder.send(HTTPResponse.json("{\"deleted\":\(deleted)}"))
+                    case .failure:
+                        responder.send(HTTPError.storageUnavailable.response)
+                    }
+                })
+        }
+    }
+
+    private static func listing(_ events: [JSONValue], _ next: Int64?) -> HTTPResponse {
+        let body: JSONObject = [
+            "events": .array(events), "nextCursor": next.map { .string(String($0)) } ?? .null,
+        ]
+        return HTTPResponse.json(JSONValue.object(body).serialized())
+    }
+
+    private static func query<T>(_ body: () throws(SQLiteError) -> T) throws(HTTPError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw HTTPError(
+                .serviceUnavailable, code: "storage_unavailable", message: "The event store cannot be read: \(error).")
+        }
+    }
+}

@@ -1,0 +1,166 @@
+/// Received events: written through the one writer thread, read through the database's reading
+/// connection, for the inspection API and the command line.
+public final class EventStore: Sendable {
+    let database: Database
+    let writer: EventWriter?
+
+    /// A store that writes: the server's. `onCommit` hears of every commit (the `wait` long-polls).
+    init(database: Database, maxEvents: Int?, logger: Logger, onCommit: @escaping @Sendable (Set<String>) -> Void) {
+        self.database = database
+        writer = EventWriter(database: database, maxEvents: maxEvents, logger: logger, onCommit: onCommit)
+    }
+
+    /// A store that only reads: the command line's, on the database file, with or without a server running.
+    public init(readingFrom database: Database) {
+        self.database = database
+        writer = nil
+    }
+
+    func stop() { writer?.stop() }
+
+    // MARK: - Reading
+
+    /// Stored events matching `filter`, one page, each as its JSON plus the server's fields.
+    public func events(_ filter: EventFilter, page: EventPage) throws(SQLiteError) -> (
+        events: [JSONValue], nextCursor: Int64?
+    ) {
+        var (clause, values) = filter.sql()
+        if let cursor = page.cursor {
+            clause += (clause.isEmpty ? " WHERE " : " AND ") + (page.newestFirst ? "seq < ?" : "seq > ?")
+            values.append(.integer(cursor))
+        }
+        let sql = """
+            SELECT seq, workspace_key, install_id, received_at, corrected_timestamp, json FROM events\(clause)
+            ORDER BY seq \(page.newestFirst ? "DESC" : "ASC") LIMIT \(page.limit + 1)
+            """
+        var rows: [(Int64, JSONValue)] = try database.withReader { connection throws(SQLiteError) in
+            let statement = try connection.prepare(sql)
+            try statement.bind(values)
+            var rows: [(Int64, JSONValue)] = []
+            while try statement.step() {
+                var object = (try? JSONParser().parse(statement.blob(5)).objectValue) ?? JSONObject()
+                object.set("sequence", .number(JSONNumber(statement.int64(0))))
+                object.set("workspaceKey", .string(statement.text(1) ?? ""))
+                object.set("installID", .string(statement.text(2) ?? ""))
+                object.set("receivedAt", .number(JSONNumber(statement.int64(3))))
+                object.set("correctedTimestamp", .number(JSONNumber(statement.int64(4))))
+                rows.append((statement.int64(0), .object(object)))
+            }
+            return rows
+        }
+        let more = rows.count > page.limit
+        if more { rows.removeLast() }
+        return (rows.map(\.1), more ? rows.last?.0 : nil)
+    }
+
+    /// How many stored events match.
+    public func count(_ filter: EventFilter) throws(SQLiteError) -> Int {
+        let (clause, values) = filter.sql()
+        return try database.withReader { connection throws(SQLiteError) in
+            let statement = try connection.prepare("SELECT count(*) FROM events" + clause)
+            try statement.bind(values)
+            return try statement.step() ? Int(statement.int64(0)) : 0
+        }
+    }
+
+    /// Rejected events, with their reasons, oldest first.
+    public func rejected(workspace: String?, page: EventPage) throws(SQLiteError) -> (
+        events: [JSONValue], nextCursor: Int64?
+    ) {
+        var conditions: [String] = []
+        var values: [SQLiteValue] = []
+        if let workspace {
+            conditions.append("workspace_key = ?")
+            values.append(.text(workspace))
+        }
+        if let cursor = page.cursor {
+            conditions.append(page.newestFirst ? "seq < ?" : "seq > ?")
+            values.append(.integer(cursor))
+        }
+        let clause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        let sql = """
+            SELECT seq, workspace_key, batch_index, event_id, field, reason, received_at, install_id, json
+            FROM rejected_events\(clause) ORDER BY seq \(page.newestFirst ? "DESC" : "ASC") LIMIT \(page.limit + 1)
+            """
+        var rows: [(Int64, JSONValue)] = try database.withReader { connection throws(SQLiteError) in
+            let statement = try connection.prepare(sql)
+            try statement.bind(values)
+            var rows: [(Int64, JSONValue)] = []
+            while try statement.step() {
+                let event = (try? JSONParser().parse(statement.blob(8))) ?? .null
+                let object: JSONObject = [
+                    "sequence": .number(JSONNumber(statement.int64(0))),
+                    "workspaceKey": .string(statement.text(1) ?? ""),
+                    "index": .number(JSONNumber(statement.int64(2))),
+                    "eventID": statement.text(3).map(JSONValue.string) ?? .null,
+                    "field": .string(statement.text(4) ?? ""),
+                    "reason": .string(statement.text(5) ?? ""), "receivedAt": .number(JSONNumber(statement.int64(6))),
+                    "installID": .string(statement.text(7) ?? ""), "event": event,
+                ]
+                rows.append((statement.int64(0), .object(object)))
+            }
+            return rows
+        }
+        let more = rows.count > page.limit
+        if more { rows.removeLast() }
+        return (rows.map(\.1), more ? rows.last?.0 : nil)
+    }
+
+    /// Per campaign, variant and arm: the count of each event type, and the purchases (and revenue, in minor
+    /// units) whose claimed treatments name that campaign and variant. Demo events are counted apart.
+    public func summary(workspace: String) throws(SQLiteError) -> JSONValue {
+        struct Key: Hashable {
+            var campaign: String
+            var variant: String
+            var arm: String
+            var demo: Bool
+        }
+        var counts: [Key: [(String, Int64)]] = [:]
+        var purchases: [Key: (count: Int64, revenue: Int64)] = [:]
+        try database.withReader { connection throws(SQLiteError) in
+            let grouped = try connection.prepare(
+                """
+                SELECT campaign_id, variant_id, arm, demo, type, count(*) FROM events
+                WHERE workspace_key = ? AND campaign_id IS NOT NULL
+                GROUP BY campaign_id, variant_id, arm, demo, type ORDER BY campaign_id, variant_id, arm, type
+                """)
+            try grouped.bind([.text(workspace)])
+            while try grouped.step() {
+                let key = Key(
+                    campaign: grouped.text(0) ?? "", variant: grouped.text(1) ?? "", arm: grouped.text(2) ?? "",
+                    demo: grouped.int64(3) != 0)
+                counts[key, default: []].append((grouped.text(4) ?? "", grouped.int64(5)))
+            }
+            let attributed = try connection.prepare(
+                """
+                SELECT t.campaign_id, t.variant_id, e.demo, count(DISTINCT e.seq), sum(e.total_minor)
+                FROM purchase_treatments t JOIN events e ON e.seq = t.event_seq
+                WHERE t.workspace_key = ? GROUP BY t.campaign_id, t.variant_id, e.demo
+                """)
+            try attributed.bind([.text(workspace)])
+            while try attributed.step() {
+                let key = Key(
+                    campaign: attributed.text(0) ?? "", variant: attributed.text(1) ?? "", arm: "treatment",
+                    demo: attributed.int64(2) != 0)
+                purchases[key] = (attributed.int64(3), attributed.int64(4))
+            }
+        }
+        let keys = Set(counts.keys).union(purchases.keys).sorted {
+            ($0.campaign, $0.variant, $0.arm) < ($1.campaign, $1.variant, $1.arm)
+        }
+        func rows(demo: Bool) -> JSONValue {
+            .array(
+                keys.filter { $0.demo == demo }.map { key in
+                    var typeCounts = JSONObject()
+                    for (type, count) in counts[key] ?? [] { typeCounts.set(type, .number(JSONNumber(count))) }
+                    let bought = purchases[key] ?? (0, 0)
+                    return .object([
+                        "campaignID": .string(key.campaign), "variantID": .string(key.variant), "arm": .string(key.arm),
+                        "counts": .object(typeCounts), "purchases": .number(JSONNumber(bought.count)),
+                        "revenueMinor": .number(JSONNumber(bought.revenue)),
+                    ])
+                })
+        }
+        return .object(["workspaceKey": .string(workspace), "campaigns": rows(demo: false), "demo": rows(demo: true)])
+    }
+}

@@ -1,0 +1,317 @@
+/// Validates an events batch (contract §7): the envelope as a whole (a problem there fails the request), and
+/// each event on its own (a problem there rejects that event, with the field and the reason).
+enum EventValidator {
+    static let maxEvents = 500
+    static let maxEventBytes = 32 * 1024
+
+    static let placementTypes: Set<String> = ["eligible", "anchor_visible", "exposure", "served", "action", "dismiss"]
+    static let types = ["eligible", "anchor_visible", "exposure", "served", "action", "dismiss", "purchase"]
+
+    /// The envelope's fields every event shares.
+    struct Envelope {
+        var workspaceKey: String
+        var installID: String
+        var sentAt: Int64
+        var events: [JSONValue]
+    }
+
+    /// Reads the envelope; a missing or malformed field is a 400 naming it.
+    static func envelope(_ document: JSONValue) throws(HTTPError) -> Envelope {
+        guard let root = document.objectValue else {
+            throw invalid("the body must be a JSON object (the batch envelope)")
+        }
+        guard let workspaceKey = root["workspaceKey"]?.stringValue, !workspaceKey.isEmpty else {
+            throw invalid("workspaceKey is required (a string)")
+        }
+        guard let installID = root["installID"]?.stringValue, (1...128).contains(installID.utf8.count) else {
+            throw invalid("installID is required (a string of 1 to 128 bytes)")
+        }
+        guard let sdk = root["sdk"]?.objectValue, sdk["platform"]?.stringValue != nil,
+            sdk["version"]?.stringValue != nil
+        else { throw invalid("sdk is required: {\"platform\": …, \"version\": …}") }
+        guard let app = root["app"]?.objectValue, app["id"]?.stringValue != nil, app["version"]?.stringValue != nil
+        else {
+            throw invalid("app is required: {\"id\": …, \"version\": …}")
+        }
+        guard let sentAt = root["sentAt"]?.int64Value, sentAt > 0 else {
+            throw invalid("sentAt is required (Unix epoch milliseconds, an integer)")
+        }
+        guard let events = root["events"]?.arrayValue else { throw invalid("events is required (a list)") }
+        guard events.count <= maxEvents else {
+            throw HTTPError(
+                .contentTooLarge, code: "payload_too_large",
+                message: "A batch holds at most \(maxEvents) events; this one has \(events.count).")
+        }
+        return Envelope(workspaceKey: workspaceKey, installID: installID, sentAt: sentAt, events: events)
+    }
+
+    private static func invalid(_ message: String) -> HTTPError {
+        HTTPError(.badRequest, code: "invalid_envelope", message: "Invalid batch envelope: \(message).")
+    }
+
+    /// One event: its record, or the field and reason it was rejected for.
+    static func event(
+        _ value: JSONValue, envelope: Envelope, receivedAt: Int64
+    ) -> Result<EventRecord, EventRejection> {
+        var check = EventCheck(value)
+        let record = check.validate(envelope: envelope, receivedAt: receivedAt)
+        if let rejection = check.rejection { return .failure(rejection) }
+        guard let record else { return .failure(EventRejection(field: "", reason: "not an event")) }
+        return .success(record)
+    }
+}
+
+/// Why one event was rejected.
+struct EventRejection: Error, Sendable {
+    var field: String
+    var reason: String
+}
+
+/// Checks one event, stopping at its first problem (a rejected event reports one field and one reason).
+private struct EventCheck {
+    let value: JSONValue
+    var rejection: EventRejection?
+
+    init(_ value: JSONValue) {
+        self.value = value
+    }
+
+    var eventID: String? { value["eventID"]?.stringValue }
+
+    mutating func validate(envelope: EventValidator.Envelope, receivedAt: Int64) -> EventRecord? {
+        guard let object = value.objectValue else { return reject("", "an event must be a JSON object") }
+        guard let eventID = string(object, "eventID", maxBytes: 64) else { return nil }
+        guard let type = string(object, "type") else { return nil }
+        guard EventValidator.types.contains(type) else {
+            return reject(
+                "type",
+                "unknown event type \(Quote.text(type)); expected one of \(EventValidator.types.joined(separator: ", "))"
+            )
+        }
+        guard let timestamp = integer(object, "timestamp", in: 1...Int64.max) else { return nil }
+        let sessionID = optionalString(object, "sessionID")
+        let customerID = optionalString(object, "customerID")
+        let demo = optionalBool(object, "demo") ?? false
+        let configRevision = optionalInteger(object, "configRevision", in: 0...Int64.max)
+        guard rejection == nil else { return nil }
+
+        var record = EventRecord(
+            workspaceKey: envelope.workspaceKey, eventID: eventID, type: type, timestamp: timestamp,
+            receivedAt: receivedAt, correctedTimestamp: timestamp &+ (receivedAt &- envelope.sentAt),
+            installID: envelope.installID, customerID: customerID, sessionID: sessionID, demo: demo,
+            configRevision: configRevision, treatments: [], json: value.serialized())
+        if EventValidator.placementTypes.contains(type) {
+            placementFields(object, type: type, into: &record)
+        } else {
+            purchaseFields(object, into: &record)
+        }
+        return rejection == nil ? record : nil
+    }
+
+    // MARK: - Placement events
+
+    private mutating func placementFields(_ object: JSONObject, type: String, into record: inout EventRecord) {
+        guard let placement = oneOf(object, "placement", Vocabulary.placements, what: "placement") else { return }
+        guard let screen = object["screen"]?.objectValue else {
+            reject("screen", object["screen"] == nil ? "is required ({\"type\": …})" : "must be an object")
+            return
+        }
+        guard let screenType = oneOf(screen, "type", Vocabulary.screenTypes, what: "screen type", prefix: "screen.")
+        else { return }
+        switch screenType {
+        case "product", "category":
+            guard string(screen, "id", prefix: "screen.") != nil else { return }
+        case "other":
+            guard string(screen, "name", prefix: "screen.") != nil else { return }
+        case "order_confirmation":
+            if let treatments = screen["treatments"] {
+                guard let list = treatments.arrayValue,
+                    list.allSatisfy({ $0.stringValue.map(Vocabulary.treatmentTypes.contains) ?? false })
+                else {
+                    reject(
+                        "screen.treatments",
+                        "must be a list of treatment types (\(Vocabulary.treatmentTypes.joined(separator: ", ")))")
+                    return
+                }
+            }
+        default:
+            break
+        }
+        guard let visitID = string(object, "visitID"),
+            let campaignID = identifier(object, "campaignID"), let variantID = identifier(object, "variantID"),
+            let arm = oneOf(object, "arm", ["treatment", "control", "holdout"], what: "arm")
+        else { return }
+        if placement == "cart_line" {
+            guard string(object, "key") != nil else { return }
+        } else if let key = object["key"], !key.isNull, key.stringValue == nil {
+            reject("key", "must be a string or null, not \(key.described)")
+            return
+        }
+        if let preview = object["preview"], !preview.isNull, preview.boolValue == nil, preview.stringValue == nil {
+            reject("preview", "must be a preview token or a boolean, not \(preview.described)")
+            return
+        }
+        if type == "action" { action(object) }
+        record.placement = placement
+        record.visitID = visitID
+        record.campaignID = campaignID
+        record.variantID = variantID
+        record.arm = arm
+    }
+
+    /// `action`: `{"kind", "lines", "replacedProductID", "route", "result"}`.
+    private mutating func action(_ object: JSONObject) {
+        guard let action = object["action"]?.objectValue else {
+            reject("action", "is required on an action event ({\"kind\": …, \"result\": …})")
+            return
+        }
+        guard
+            let kind = oneOf(
+                action, "kind", ["add", "add_all", "replace", "navigate"], what: "action kind", prefix: "action.")
+        else { return }
+        guard
+            oneOf(action, "result", ["accepted", "partial", "rejected"], what: "action result", prefix: "action.")
+                != nil
+        else { return }
+        if kind == "navigate" {
+            guard let route = action["route"]?.objectValue else {
+                reject("action.route", "is required for navigate ({\"type\": …})")
+                return
+            }
+            _ = oneOf(route, "type", Vocabulary.routeTypes, what: "route type", prefix: "action.route.")
+            return
+        }
+        guard let lines = action["lines"]?.arrayValue, !lines.isEmpty else {
+            reject("action.lines", "is required for \(kind): a non-empty list of {\"productID\", \"quantity\"}")
+            return
+        }
+        for (index, line) in lines.enumerated() {
+            let prefix = "action.lines[\(index)]."
+            guard let line = line.objectValue else {
+                reject("action.lines[\(index)]", "must be an object")
+                return
+            }
+            guard string(line, "productID", prefix: prefix) != nil,
+                integer(line, "quantity", in: 1...1000, prefix: prefix) != nil
+            else { return }
+        }
+        if kind == "replace" { _ = string(action, "replacedProductID", prefix: "action.") }
+    }
+
+    // MARK: - Purchases
+
+    private mutating func purchaseFields(_ object: JSONObject, into record: inout EventRecord) {
+        guard string(object, "orderID") != nil, let total = integer(object, "totalMinor", in: 0...Int64.max) else {
+            return
+        }
+        if let currency = object["currency"], !currency.isNull {
+            guard let code = currency.stringValue, code.utf8.count == 3,
+                code.utf8.allSatisfy({ $0 >= 0x41 && $0 <= 0x5A })
+            else {
+                reject("currency", "must be an ISO 4217 code such as \"EUR\"")
+                return
+            }
+        }
+        if let products = object["productIDs"], !products.isNull {
+            guard let list = products.arrayValue, list.allSatisfy({ !($0.stringValue ?? "").isEmpty }) else {
+                reject("productIDs", "must be a list of product ids")
+                return
+            }
+        }
+        guard let treatments = object["treatments"]?.arrayValue else {
+            reject("treatments", "is required (a list, empty when no treatment was applied)")
+            return
+        }
+        for (index, item) in treatments.enumerated() {
+            let prefix = "treatments[\(index)]."
+            guard let treatment = item.objectValue else {
+                reject("treatments[\(index)]", "must be an object")
+                return
+            }
+            guard let campaignID = identifier(treatment, "campaignID", prefix: prefix),
+                let variantID = identifier(treatment, "variantID", prefix: prefix),
+                let placement = oneOf(treatment, "placement", Vocabulary.placements, what: "placement", prefix: prefix),
+                let type = oneOf(treatment, "type", Vocabulary.treatmentTypes, what: "treatment type", prefix: prefix),
+                let valueMilli = integer(treatment, "valueMilli", in: 0...Int64.max, prefix: prefix)
+            else { return }
+            record.treatments.append(
+                ClaimedTreatment(
+                    campaignID: campaignID, variantID: variantID, placement: placement, type: type,
+                    valueMilli: valueMilli))
+        }
+        record.totalMinor = total
+    }
+
+    // MARK: - Readers (each rejects and returns nil on a problem)
+
+    @discardableResult
+    private mutating func reject<T>(_ field: String, _ reason: String) -> T? {
+        if rejection == nil { rejection = EventRejection(field: field, reason: reason) }
+        return nil
+    }
+
+    private mutating func reject(_ field: String, _ reason: String) {
+        if rejection == nil { rejection = EventRejection(field: field, reason: reason) }
+    }
+
+    private mutating func string(_ object: JSONObject, _ key: String, maxBytes: Int = 256, prefix: String = "")
+        -> String?
+    {
+        guard let value = object[key] else { return reject(prefix + key, "is required") }
+        guard let text = value.stringValue else {
+            return reject(prefix + key, "must be a string, not \(value.described)")
+        }
+        guard !text.isEmpty else { return reject(prefix + key, "must not be empty") }
+        guard text.utf8.count <= maxBytes else { return reject(prefix + key, "must be at most \(maxBytes) bytes") }
+        return text
+    }
+
+    private mutating func optionalString(_ object: JSONObject, _ key: String) -> String? {
+        guard let value = object[key], !value.isNull else { return nil }
+        return string(object, key)
+    }
+
+    private mutating func optionalBool(_ object: JSONObject, _ key: String) -> Bool? {
+        guard let value = object[key], !value.isNull else { return nil }
+        guard let flag = value.boolValue else { return reject(key, "must be true or false, not \(value.described)") }
+        return flag
+    }
+
+    private mutating func integer(
+        _ object: JSONObject, _ key: String, in range: ClosedRange<Int64>, prefix: String = ""
+    ) -> Int64? {
+        guard let value = object[key] else { return reject(prefix + key, "is required") }
+        guard let number = value.int64Value else { return reject(prefix + key, "must be an integer, not \(value)") }
+        guard range.contains(number) else {
+            return reject(
+                prefix + key,
+                range.upperBound == Int64.max
+                    ? "must be at least \(range.lowerBound), not \(number)"
+                    : "must be from \(range.lowerBound) to \(range.upperBound), not \(number)")
+        }
+        return number
+    }
+
+    private mutating func optionalInteger(_ object: JSONObject, _ key: String, in range: ClosedRange<Int64>) -> Int64? {
+        guard let value = object[key], !value.isNull else { return nil }
+        return integer(object, key, in: range)
+    }
+
+    private mutating func identifier(_ object: JSONObject, _ key: String, prefix: String = "") -> String? {
+        guard let text = string(object, key, maxBytes: 64, prefix: prefix) else { return nil }
+        guard Identifiers.isCampaignID(text) else {
+            return reject(prefix + key, "\(Quote.text(text)) is not an id ([A-Za-z0-9][A-Za-z0-9_.-]{0,63})")
+        }
+        return text
+    }
+
+    private mutating func oneOf(
+        _ object: JSONObject, _ key: String, _ allowed: [String], what: String, prefix: String = ""
+    ) -> String? {
+        guard let text = string(object, key, prefix: prefix) else { return nil }
+        guard allowed.contains(text) else {
+            return reject(prefix + key, "unknown \(what) \(Quote.text(text))")
+        }
+        return text
+    }
+}

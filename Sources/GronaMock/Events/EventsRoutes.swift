@@ -1,0 +1,141 @@
+/// `POST /v1/mobile/events` (contract §7): whole-request problems fail the request; per-event problems
+/// reject just that event; the answer is sent once the accepted events are committed.
+enum EventsRoutes {
+    /// The decoded body may be at most 512 KiB; a raw body a little larger is let in so that gzip framing of
+    /// incompressible data is not refused before it is decoded.
+    static let maxBodyBytes = 512 * 1024
+    static let maxRawBytes = 576 * 1024
+
+    static func register(on router: inout Router, registry: WorkspaceRegistry, store: EventStore, clock: ServerClock) {
+        router.on(.post, "/v1/mobile/events", bodyLimit: maxRawBytes) { request, responder in
+            let batch: EventBatch
+            let rejections: [(Int, String?, EventRejection)]
+            do {
+                (batch, rejections) = try prepare(request, registry: registry, receivedAt: clock.nowMilliseconds())
+            } catch let error as HTTPError {
+                responder.send(error.response)
+                return
+            } catch {
+                responder.send(HTTPError.unexpected.response)
+                return
+            }
+            guard let writer = store.writer else {
+                responder.send(HTTPError.storageUnavailable.response)
+                return
+            }
+            writer.submit(
+                .write(batch) { result in
+                    switch result {
+                    case .success(let counts):
+                        responder.send(acknowledgement(counts, rejections))
+                    case .failure:
+                        responder.send(HTTPError.storageUnavailable.response)
+                    }
+                })
+        }
+    }
+
+    /// Decodes, checks and validates a batch: everything but the write.
+    static func prepare(
+        _ request: HTTPRequest, registry: WorkspaceRegistry, receivedAt: Int64
+    ) throws(HTTPError) -> (EventBatch, [(Int, String?, EventRejection)]) {
+        let body = try decodedBody(request)
+        let document: JSONValue
+        do {
+            document = try JSONParser().parse(body)
+        } catch {
+            throw HTTPError(.badRequest, code: "malformed_json", message: "The body is not valid JSON: \(error).")
+        }
+        let envelope = try EventValidator.envelope(document)
+        guard registry.entry(for: envelope.workspaceKey) != nil else {
+            throw HTTPError.unknownWorkspace(envelope.workspaceKey)
+        }
+        var batch = EventBatch(workspaceKey: envelope.workspaceKey, accepted: [], rejected: [])
+        var rejections: [(Int, String?, EventRejection)] = []
+        for (index, event) in envelope.events.enumerated() {
+            switch EventValidator.event(event, envelope: envelope, receivedAt: receivedAt) {
+            case .success(let record):
+                guard record.json.count <= EventValidator.maxEventBytes else {
+                    throw eventTooLarge(index, record.json.count)
+                }
+                batch.accepted.append(record)
+            case .failure(let rejection):
+                let json = event.serialized()
+                guard json.count <= EventValidator.maxEventBytes else { throw eventTooLarge(index, json.count) }
+                let eventID = event["eventID"]?.stringValue.map { String($0.prefix(64)) }
+                rejections.append((index, eventID, rejection))
+                batch.rejected.append(
+                    RejectedEventRecord(
+                        workspaceKey: envelope.workspaceKey, index: index, eventID: eventID, field: rejection.field,
+                        reason: rejection.reason, receivedAt: receivedAt, installID: envelope.installID, json: json))
+            }
+        }
+        return (batch, rejections)
+    }
+
+    /// The body as JSON bytes: gzip (by `Content-Encoding`, or by its magic bytes) inflated as it streams,
+    /// stopping at 512 KiB, so a gzip bomb is refused after 512 KiB of output, not inflated.
+    private static func decodedBody(_ request: HTTPRequest) throws(HTTPError) -> [UInt8] {
+        let mediaType = request.headers["Content-Type"]?.split(separator: ";").first?.trimmingASCIIWhitespace()
+            .lowercasedASCII()
+        guard let mediaType, mediaType == "application/json" || mediaType.hasSuffix("+json") else {
+            throw HTTPError(
+                .unsupportedMediaType, code: "unsupported_media_type",
+                message: "Send the batch as Content-Type: application/json, optionally with Content-Encoding: gzip.")
+        }
+        let codings = request.headers.tokens("Content-Encoding").filter { $0 != "identity" }
+        let gzipMagic = request.body.starts(with: [0x1F, 0x8B])
+        guard codings.isEmpty || codings == ["gzip"] || codings == ["x-gzip"] else {
+            throw HTTPError(
+                .unsupportedMediaType, code: "unsupported_media_type",
+                message: "Content-Encoding may be gzip or nothing, not \(codings.joined(separator: ", ").prefix(40)).")
+        }
+        guard !codings.isEmpty || gzipMagic else {
+            guard request.body.count <= maxBodyBytes else { throw tooLarge }
+            return request.body
+        }
+        do {
+            return try Gzip.decompress(request.body, limit: maxBodyBytes)
+        } catch .tooLarge {
+            throw tooLarge
+        } catch {
+            throw HTTPError(
+                .unsupportedMediaType, code: "unsupported_media_type",
+                message: "The body is neither JSON nor gzip-wrapped JSON: \(error).")
+        }
+    }
+
+    private static let tooLarge = HTTPError(
+        .contentTooLarge, code: "payload_too_large", message: "A batch is at most 512 KiB of JSON (after gunzip).")
+
+    private static func eventTooLarge(_ index: Int, _ bytes: Int) -> HTTPError {
+        HTTPError(
+            .contentTooLarge, code: "payload_too_large",
+            message: "events[\(index)] is \(bytes / 1024) KiB; an event is at most 32 KiB.")
+    }
+
+    /// `{"accepted": 48, "duplicates": 1, "rejected": [{"index", "eventID", "field", "reason"}]}`.
+    private static func acknowledgement(
+        _ counts: EventBatchResult, _ rejections: [(Int, String?, EventRejection)]
+    ) -> HTTPResponse {
+        let rejected: [JSONValue] = rejections.map { index, eventID, rejection in
+            .object([
+                "index": .number(JSONNumber(index)), "eventID": eventID.map(JSONValue.string) ?? .null,
+                "field": .string(rejection.field), "reason": .string(rejection.reason),
+            ])
+        }
+        let body: JSONObject = [
+            "accepted": .number(JSONNumber(counts.accepted)), "duplicates": .number(JSONNumber(counts.duplicates)),
+            "rejected": .array(rejected),
+        ]
+        return HTTPResponse.json(JSONValue.object(body).serialized())
+    }
+}
+
+extension HTTPError {
+    /// 503 when the database cannot take the events; nothing was acknowledged, so the SDK retries.
+    static let storageUnavailable = HTTPError(
+        .serviceUnavailable, code: "storage_unavailable",
+        message: "The events could not be stored; nothing from this batch was kept. Retry.",
+        headers: ["Retry-After": "1"])
+}
