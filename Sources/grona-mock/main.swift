@@ -19,6 +19,7 @@ let usage = """
       keys       Generate signing keys; list their public halves (SPKI for GronaOptions, JWK thumbprints).
       config     Validate workspace files; sign the bundled configuration; verify a signed one.
       grants     Issue a customer's grants; verify a grant as an order backend does.
+      events     Export received events (ndjson or CSV) or summarise them, from the database file.
 
     Run 'grona-mock <command> --help' for a command's options.
       -h, --help      Show this help.
@@ -51,6 +52,8 @@ case "config":
     status = ConfigCommand.run(Array(arguments.dropFirst()), environment: environment)
 case "grants":
     status = GrantsCommand.run(Array(arguments.dropFirst()), environment: environment)
+case "events":
+    status = EventsCommand.run(Array(arguments.dropFirst()), environment: environment)
 case "--version":
     Console.out("grona-mock \(GronaMockVersion.current)")
     status = .success

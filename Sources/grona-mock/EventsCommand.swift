@@ -1,0 +1,134 @@
+import GronaMock
+
+/// `grona-mock events export|summary`: what the SDK sent, read from the database file, whether or not a
+/// server is running on it.
+enum EventsCommand {
+    static let usage = """
+        USAGE: grona-mock events export [--format ndjson|csv] [filters] [--db FILE]
+               grona-mock events summary --workspace KEY [--db FILE]
+
+        export   Writes every matching event, oldest first: one JSON object a line (ndjson, with the
+                 server's fields receivedAt and correctedTimestamp), or CSV of the indexed columns.
+        summary  Per campaign, variant and arm: the count of each event type, and purchases and revenue
+                 attributed through claimed treatments; demo events apart.
+
+        FILTERS: --workspace KEY --type T --campaignID ID --variantID ID --arm A --placement P
+                 --installID ID --customerID ID --visitID ID --since MS --until MS (event timestamps,
+                 Unix epoch milliseconds)
+
+        OPTIONS:
+        \(ParsedOptions.help(for: [CommonOptions.database, format]))
+        """
+
+    private static let format = OptionSpec.value("format", "ndjson|csv", default: "ndjson", help: "export's format.")
+    private static let filters = [
+        "workspace", "type", "campaignID", "variantID", "arm", "placement", "installID",
+        "customerID", "visitID", "since", "until",
+    ].map { OptionSpec.value($0, "VALUE", help: "Filter.") }
+
+    private static let csvColumns = [
+        "sequence", "workspaceKey", "eventID", "type", "timestamp", "receivedAt", "correctedTimestamp", "installID",
+        "customerID", "sessionID", "visitID", "campaignID", "variantID", "arm", "placement", "demo",
+    ]
+
+    static func run(_ arguments: [String], environment: [String: String]) -> ExitCode {
+        let action: (ParsedOptions, EventStore) -> ExitCode
+        switch arguments.first {
+        case "export": action = export
+        case "summary": action = summary
+        case "--help", "-h":
+            Console.out(usage)
+            return .success
+        case nil:
+            Console.error(usage)
+            return .usage
+        case let other?:
+            Console.error("grona-mock events: unknown subcommand \"\(other)\"\nRun 'grona-mock events --help'.")
+            return .usage
+        }
+        let options: ParsedOptions
+        switch CommonOptions.parse(
+            Array(arguments.dropFirst()), specs: [CommonOptions.database, format] + filters, environment: environment,
+            usage: usage, command: "events \(arguments[0])", maxPositionals: 0)
+        {
+        case .run(let parsed): options = parsed
+        case .exit(let code): return code
+        }
+        let path = options.value("db") ?? "./grona-mock.sqlite"
+        guard path != ":memory:", FileSystem.exists(path) else {
+            Console.error("grona-mock events: no database at \(path); name the server's file with --db")
+            return .failure
+        }
+        do {
+            return action(options, EventStore(readingFrom: try Database(path: path)))
+        } catch {
+            Console.error("grona-mock events: cannot open \(path): \(error)")
+            return .failure
+        }
+    }
+
+    private static func export(_ options: ParsedOptions, _ store: EventStore) -> ExitCode {
+        let parameters = filters.compactMap { spec in options.value(spec.name).map { (name: spec.name, value: $0) } }
+        let filter: EventFilter
+        do {
+            filter = try EventFilter(parameters: parameters)
+        } catch {
+            Console.error("grona-mock events export: \(error.message)")
+            return .usage
+        }
+        let csv: Bool
+        switch options.value("format") {
+        case "csv": csv = true
+        case "ndjson": csv = false
+        case let other:
+            Console.error("grona-mock events export: --format must be ndjson or csv, not \"\(other ?? "")\"")
+            return .usage
+        }
+        if csv { Console.out(csvColumns.joined(separator: ",")) }
+        var page = EventPage()
+        page.limit = EventPage.maxLimit
+        do {
+            repeat {
+                let (events, next) = try store.events(filter, page: page)
+                for event in events {
+                    Console.out(csv ? csvRow(event) : String(decoding: event.serialized(), as: UTF8.self))
+                }
+                page.cursor = next
+            } while page.cursor != nil
+            return .success
+        } catch {
+            Console.error("grona-mock events export: \(error)")
+            return .failure
+        }
+    }
+
+    private static func summary(_ options: ParsedOptions, _ store: EventStore) -> ExitCode {
+        guard let workspace = options.value("workspace") else {
+            Console.error("grona-mock events summary: name the workspace with --workspace KEY")
+            return .usage
+        }
+        do {
+            let summary = try store.summary(workspace: workspace)
+            Console.out(String(decoding: summary.prettySerialized(), as: UTF8.self))
+            return .success
+        } catch {
+            Console.error("grona-mock events summary: \(error)")
+            return .failure
+        }
+    }
+
+    /// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
+    private static func csvRow(_ event: JSONValue) -> String {
+        csvColumns.map { column in
+            let text: String
+            switch event[column] {
+            case .string(let value)?: text = value
+            case .number(let value)?: text = value.text
+            case .bool(let value)?: text = value ? "true" : "false"
+            default: text = ""
+            }
+            guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+            return "\"" + text.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
+        }.joined(separator: ",")
+    }
+}
