@@ -38,6 +38,41 @@ enum CommonOptions {
         }
     }
 
+    /// One subcommand of a command group (`config sign`, `grants verify`, …).
+    struct Subcommand {
+        let name: String
+        let specs: [OptionSpec]
+        var positionals = 0
+        let action: (ParsedOptions) -> ExitCode
+    }
+
+    /// Picks the subcommand named by the first argument, parses the rest against its options, and runs it;
+    /// `--help` prints `usage`, a missing or unknown subcommand is a usage error.
+    static func dispatch(
+        _ arguments: [String], command: String, usage: String, subcommands: [Subcommand],
+        environment: [String: String]
+    ) -> ExitCode {
+        guard let name = arguments.first else {
+            Console.error(usage)
+            return .usage
+        }
+        if name == "--help" || name == "-h" {
+            Console.out(usage)
+            return .success
+        }
+        guard let subcommand = subcommands.first(where: { $0.name == name }) else {
+            Console.error("grona-mock \(command): unknown subcommand \"\(name)\"\nRun 'grona-mock \(command) --help'.")
+            return .usage
+        }
+        switch parse(
+            Array(arguments.dropFirst()), specs: subcommand.specs, environment: environment, usage: usage,
+            command: "\(command) \(name)", maxPositionals: subcommand.positionals)
+        {
+        case .run(let options): return subcommand.action(options)
+        case .exit(let code): return code
+        }
+    }
+
     /// Loads the keys directory, printing each key that could not be loaded.
     static func loadKeys(_ directory: String) -> KeyStore? {
         do {

@@ -27,34 +27,18 @@ enum ConfigCommand {
         "key", "KID=SPKI", help: "A public key for verify, as printed by 'keys list'; repeat for several.")
 
     static func run(_ arguments: [String], environment: [String: String]) -> ExitCode {
-        let rest = Array(arguments.dropFirst())
-        let specs: [OptionSpec]
-        let action: (ParsedOptions) -> ExitCode
-        var positionals = 1
-        switch arguments.first {
-        case "validate":
-            (specs, action, positionals) = ([CommonOptions.workspaces, CommonOptions.keys], validate, 10_000)
-        case "sign":
-            (specs, action) = ([CommonOptions.workspaces, CommonOptions.keys, CommonOptions.database, output], sign)
-        case "verify":
-            (specs, action) = ([CommonOptions.keys, key], verify)
-        case "--help", "-h":
-            Console.out(usage)
-            return .success
-        case nil:
-            Console.error(usage)
-            return .usage
-        case let other?:
-            Console.error("grona-mock config: unknown subcommand \"\(other)\"\nRun 'grona-mock config --help'.")
-            return .usage
-        }
-        switch CommonOptions.parse(
-            rest, specs: specs, environment: environment, usage: usage, command: "config \(arguments[0])",
-            maxPositionals: positionals)
-        {
-        case .run(let options): return action(options)
-        case .exit(let code): return code
-        }
+        CommonOptions.dispatch(
+            arguments, command: "config", usage: usage,
+            subcommands: [
+                .init(
+                    name: "validate", specs: [CommonOptions.workspaces, CommonOptions.keys], positionals: 10_000,
+                    action: validate),
+                .init(
+                    name: "sign",
+                    specs: [CommonOptions.workspaces, CommonOptions.keys, CommonOptions.database, output],
+                    positionals: 1, action: sign),
+                .init(name: "verify", specs: [CommonOptions.keys, key], positionals: 1, action: verify),
+            ], environment: environment)
     }
 
     // MARK: - validate

@@ -32,28 +32,19 @@ enum EventsCommand {
     ]
 
     static func run(_ arguments: [String], environment: [String: String]) -> ExitCode {
-        let action: (ParsedOptions, EventStore) -> ExitCode
-        switch arguments.first {
-        case "export": action = export
-        case "summary": action = summary
-        case "--help", "-h":
-            Console.out(usage)
-            return .success
-        case nil:
-            Console.error(usage)
-            return .usage
-        case let other?:
-            Console.error("grona-mock events: unknown subcommand \"\(other)\"\nRun 'grona-mock events --help'.")
-            return .usage
-        }
-        let options: ParsedOptions
-        switch CommonOptions.parse(
-            Array(arguments.dropFirst()), specs: [CommonOptions.database, format] + filters, environment: environment,
-            usage: usage, command: "events \(arguments[0])", maxPositionals: 0)
-        {
-        case .run(let parsed): options = parsed
-        case .exit(let code): return code
-        }
+        let specs = [CommonOptions.database, format] + filters
+        return CommonOptions.dispatch(
+            arguments, command: "events", usage: usage,
+            subcommands: [
+                .init(name: "export", specs: specs) { options in withStore(options, export) },
+                .init(name: "summary", specs: specs) { options in withStore(options, summary) },
+            ], environment: environment)
+    }
+
+    /// Opens the database file read-side for a subcommand; it must exist (an empty new file helps no one).
+    private static func withStore(_ options: ParsedOptions, _ action: (ParsedOptions, EventStore) -> ExitCode)
+        -> ExitCode
+    {
         let path = options.value("db") ?? "./grona-mock.sqlite"
         guard path != ":memory:", FileSystem.exists(path) else {
             Console.error("grona-mock events: no database at \(path); name the server's file with --db")

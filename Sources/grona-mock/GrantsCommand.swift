@@ -26,27 +26,12 @@ enum GrantsCommand {
 
     static func run(_ arguments: [String], environment: [String: String]) -> ExitCode {
         let specs = [workspace, customer, jwks, audience, CommonOptions.workspaces, CommonOptions.keys]
-        let action: (ParsedOptions) -> ExitCode
-        switch arguments.first {
-        case "issue": action = issue
-        case "verify": action = verify
-        case "--help", "-h":
-            Console.out(usage)
-            return .success
-        case nil:
-            Console.error(usage)
-            return .usage
-        case let other?:
-            Console.error("grona-mock grants: unknown subcommand \"\(other)\"\nRun 'grona-mock grants --help'.")
-            return .usage
-        }
-        switch CommonOptions.parse(
-            Array(arguments.dropFirst()), specs: specs, environment: environment, usage: usage,
-            command: "grants \(arguments[0])", maxPositionals: arguments.first == "verify" ? 1 : 0)
-        {
-        case .run(let options): return action(options)
-        case .exit(let code): return code
-        }
+        return CommonOptions.dispatch(
+            arguments, command: "grants", usage: usage,
+            subcommands: [
+                .init(name: "issue", specs: specs, action: issue),
+                .init(name: "verify", specs: specs, positionals: 1, action: verify),
+            ], environment: environment)
     }
 
     // MARK: - issue

@@ -17,27 +17,15 @@ enum KeysCommand {
         """
 
     static func run(_ arguments: [String], environment: [String: String]) -> ExitCode {
-        switch arguments.first {
-        case "generate": return generate(Array(arguments.dropFirst()), environment: environment)
-        case "list": return list(Array(arguments.dropFirst()), environment: environment)
-        case "--help", "-h", nil:
-            Console.out(usage)
-            return arguments.isEmpty ? .usage : .success
-        case let other?:
-            Console.error("grona-mock keys: unknown subcommand \"\(other)\"\nRun 'grona-mock keys --help'.")
-            return .usage
-        }
+        CommonOptions.dispatch(
+            arguments, command: "keys", usage: usage,
+            subcommands: [
+                .init(name: "generate", specs: [CommonOptions.keys], positionals: 1, action: generate),
+                .init(name: "list", specs: [CommonOptions.keys, CommonOptions.format], action: list),
+            ], environment: environment)
     }
 
-    private static func generate(_ arguments: [String], environment: [String: String]) -> ExitCode {
-        let parsed: ParsedOptions
-        switch CommonOptions.parse(
-            arguments, specs: [CommonOptions.keys], environment: environment, usage: usage, command: "keys generate",
-            maxPositionals: 1)
-        {
-        case .run(let options): parsed = options
-        case .exit(let code): return code
-        }
+    private static func generate(_ parsed: ParsedOptions) -> ExitCode {
         guard let kid = parsed.positionals.first else {
             Console.error(
                 "grona-mock keys generate: name the key id, as in 'grona-mock keys generate acme-market-2027-04'")
@@ -63,15 +51,7 @@ enum KeysCommand {
         }
     }
 
-    private static func list(_ arguments: [String], environment: [String: String]) -> ExitCode {
-        let parsed: ParsedOptions
-        switch CommonOptions.parse(
-            arguments, specs: [CommonOptions.keys, CommonOptions.format], environment: environment, usage: usage,
-            command: "keys list", maxPositionals: 0)
-        {
-        case .run(let options): parsed = options
-        case .exit(let code): return code
-        }
+    private static func list(_ parsed: ParsedOptions) -> ExitCode {
         guard let keys = CommonOptions.loadKeys(parsed.value("keys") ?? "./keys") else { return .failure }
         switch parsed.value("format") {
         case "json":

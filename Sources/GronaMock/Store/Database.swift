@@ -107,25 +107,29 @@ enum Schema {
         """,
     ]
 
+    /// Applies what is missing, in one IMMEDIATE transaction that reads the version inside it, so two
+    /// processes opening a new file at once (a server and `config sign`) cannot both migrate it.
     static func migrate(_ connection: SQLiteConnection) throws(SQLiteError) {
-        let current = Int(try connection.scalarText("PRAGMA user_version") ?? "0") ?? 0
-        guard current <= migrations.count else {
-            throw SQLiteError(
-                code: 1,
-                message: "the database has schema version \(current), newer than this grona-mock knows "
-                    + "(\(migrations.count)); use a newer grona-mock or another --db file")
-        }
-        for version in current..<migrations.count {
-            do {
-                try connection.transaction {
-                    try connection.execute(migrations[version])
-                    try connection.execute("PRAGMA user_version = \(version + 1)")
+        do {
+            try connection.transaction {
+                let current = Int(try connection.scalarText("PRAGMA user_version") ?? "0") ?? 0
+                guard current <= migrations.count else {
+                    throw SQLiteError(
+                        code: 1,
+                        message: "the database has schema version \(current), newer than this grona-mock knows "
+                            + "(\(migrations.count)); use a newer grona-mock or another --db file")
                 }
-            } catch let error as SQLiteError {
-                throw error
-            } catch {
-                throw SQLiteError(code: 1, message: "migration \(version + 1): \(error)")
+                for version in current..<migrations.count {
+                    try connection.execute(migrations[version])
+                }
+                if current < migrations.count {
+                    try connection.execute("PRAGMA user_version = \(migrations.count)")
+                }
             }
+        } catch let error as SQLiteError {
+            throw error
+        } catch {
+            throw SQLiteError(code: 1, message: "migrating the database: \(error)")
         }
     }
 }

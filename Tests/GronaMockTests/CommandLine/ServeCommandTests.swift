@@ -47,9 +47,9 @@ struct ServeCommandTests {
 
     @Test("a port that is taken is a failure: exit 1 with the reason")
     func portInUse() throws {
-        let first = try ServerProcess(["serve", "--port", "0"])
+        let first = try ServerProcess(["serve", "--port", "0", "--db", ":memory:"])
         defer { _ = first.stop() }
-        let second = try BinaryRunner.run(["serve", "--port", String(first.port)])
+        let second = try BinaryRunner.run(["serve", "--port", String(first.port), "--db", ":memory:"])
         #expect(second.status == 1)
         #expect(second.stderr.contains("cannot listen on 127.0.0.1:\(first.port)"))
         #expect(second.stderr.contains("in use"))
@@ -59,7 +59,7 @@ struct ServeCommandTests {
         "serve prints its URL once bound, answers health, and exits 0 on SIGTERM and SIGINT",
         arguments: [SIGTERM, SIGINT])
     func serveAndStop(signal: Int32) throws {
-        let server = try ServerProcess(["--port", "0"])
+        let server = try ServerProcess(["--port", "0", "--db", ":memory:"])
         #expect(server.url.hasPrefix("http://127.0.0.1:"))
         let client = try RawClient(port: server.port)
         try client.send("GET /_mock/health HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -71,7 +71,8 @@ struct ServeCommandTests {
 
     @Test("options come from environment variables when not given as arguments")
     func environmentVariables() throws {
-        let server = try ServerProcess(["serve"], environment: ["GRONA_MOCK_PORT": "0", "GRONA_MOCK_ACCESS_LOG": "1"])
+        let server = try ServerProcess(
+            ["serve"], environment: ["GRONA_MOCK_PORT": "0", "GRONA_MOCK_ACCESS_LOG": "1", "GRONA_MOCK_DB": ":memory:"])
         let client = try RawClient(port: server.port)
         try client.send("GET /_mock/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         #expect(try client.readResponse().status == 200)
