@@ -10,6 +10,7 @@ enum EventInspectionRoutes {
             return listing(events, next)
         }
         router.on(.get, "/_mock/events/rejected") { request in
+            try onlyParameters(request, EventPage.parameterNames.union(["workspace"]))
             let filter = try EventFilter(parameters: request.queryItems, extra: EventPage.parameterNames)
             let page = try EventPage(parameters: request.queryItems)
             let (events, next) = try query { () throws(SQLiteError) in
@@ -18,6 +19,7 @@ enum EventInspectionRoutes {
             return listing(events, next)
         }
         router.on(.get, "/_mock/events/summary") { request in
+            try onlyParameters(request, ["workspace"])
             guard let workspace = request.query("workspace") else {
                 throw HTTPError(
                     .badRequest, code: "invalid_query", message: "Name the workspace: ?workspace=acme-market.")
@@ -49,6 +51,16 @@ enum EventInspectionRoutes {
             }
         }
         router.on(.delete, "/_mock/events") { request, responder in
+            // A misspelt parameter must not widen a delete to every workspace.
+            do {
+                try onlyParameters(request, ["workspace"])
+            } catch let error as HTTPError {
+                responder.send(error.response)
+                return
+            } catch {
+                responder.send(HTTPError.unexpected.response)
+                return
+            }
             let workspace = request.query("workspace")
             guard let writer = store.writer else {
                 responder.send(HTTPError.storageUnavailable.response)
@@ -63,6 +75,17 @@ enum EventInspectionRoutes {
                         responder.send(HTTPError.storageUnavailable.response)
                     }
                 })
+        }
+    }
+
+    /// Refuses parameters an endpoint does not take, naming the ones it does.
+    private static func onlyParameters(_ request: HTTPRequest, _ allowed: Set<String>) throws(HTTPError) {
+        for item in request.queryItems where !allowed.contains(item.name) {
+            throw HTTPError(
+                .badRequest, code: "invalid_query",
+                message:
+                    "Unknown parameter \(Quote.text(item.name)); this endpoint takes \(allowed.sorted().joined(separator: ", "))."
+            )
         }
     }
 

@@ -107,7 +107,8 @@ public final class EventStore: Sendable {
     }
 
     /// Per campaign, variant and arm: the count of each event type, and the purchases (and revenue, in minor
-    /// units) whose claimed treatments name that campaign and variant. Demo events are counted apart.
+    /// units) whose claimed treatments name that campaign and variant, each purchase once however many of
+    /// its treatments name them. Demo events are counted apart.
     public func summary(workspace: String) throws(SQLiteError) -> JSONValue {
         struct Key: Hashable {
             var campaign: String
@@ -133,9 +134,10 @@ public final class EventStore: Sendable {
             }
             let attributed = try connection.prepare(
                 """
-                SELECT t.campaign_id, t.variant_id, e.demo, count(DISTINCT e.seq), sum(e.total_minor)
-                FROM purchase_treatments t JOIN events e ON e.seq = t.event_seq
-                WHERE t.workspace_key = ? GROUP BY t.campaign_id, t.variant_id, e.demo
+                SELECT t.campaign_id, t.variant_id, e.demo, count(*), sum(e.total_minor)
+                FROM (SELECT DISTINCT event_seq, campaign_id, variant_id FROM purchase_treatments
+                      WHERE workspace_key = ?) t
+                JOIN events e ON e.seq = t.event_seq GROUP BY t.campaign_id, t.variant_id, e.demo
                 """)
             try attributed.bind([.text(workspace)])
             while try attributed.step() {

@@ -80,7 +80,7 @@ private struct EventCheck {
 
     mutating func validate(envelope: EventValidator.Envelope, receivedAt: Int64) -> EventRecord? {
         guard let object = value.objectValue else { return reject("", "an event must be a JSON object") }
-        guard let eventID = string(object, "eventID", maxBytes: 64) else { return nil }
+        guard let eventID = string(object, "eventID", maxCharacters: 64) else { return nil }
         guard let type = string(object, "type") else { return nil }
         guard EventValidator.types.contains(type) else {
             return reject(
@@ -112,10 +112,7 @@ private struct EventCheck {
 
     private mutating func placementFields(_ object: JSONObject, type: String, into record: inout EventRecord) {
         guard let placement = oneOf(object, "placement", Vocabulary.placements, what: "placement") else { return }
-        guard let screen = object["screen"]?.objectValue else {
-            reject("screen", object["screen"] == nil ? "is required ({\"type\": …})" : "must be an object")
-            return
-        }
+        guard let screen = self.object(object, "screen", missing: "is required ({\"type\": …})") else { return }
         guard let screenType = oneOf(screen, "type", Vocabulary.screenTypes, what: "screen type", prefix: "screen.")
         else { return }
         switch screenType {
@@ -161,10 +158,10 @@ private struct EventCheck {
 
     /// `action`: `{"kind", "lines", "replacedProductID", "route", "result"}`.
     private mutating func action(_ object: JSONObject) {
-        guard let action = object["action"]?.objectValue else {
-            reject("action", "is required on an action event ({\"kind\": …, \"result\": …})")
-            return
-        }
+        guard
+            let action = self.object(
+                object, "action", missing: "is required on an action event ({\"kind\": …, \"result\": …})")
+        else { return }
         guard
             let kind = oneOf(
                 action, "kind", ["add", "add_all", "replace", "navigate"], what: "action kind", prefix: "action.")
@@ -174,15 +171,22 @@ private struct EventCheck {
                 != nil
         else { return }
         if kind == "navigate" {
-            guard let route = action["route"]?.objectValue else {
-                reject("action.route", "is required for navigate ({\"type\": …})")
-                return
-            }
-            _ = oneOf(route, "type", Vocabulary.routeTypes, what: "route type", prefix: "action.route.")
+            guard
+                let route = self.object(
+                    action, "route", prefix: "action.", missing: "is required for navigate ({\"type\": …})"),
+                let routeType = oneOf(route, "type", Vocabulary.routeTypes, what: "route type", prefix: "action.route.")
+            else { return }
+            // Routes to a product or a category name it (contract §4, Actions).
+            if routeType == "product" || routeType == "category" { _ = string(route, "id", prefix: "action.route.") }
             return
         }
-        guard let lines = action["lines"]?.arrayValue, !lines.isEmpty else {
-            reject("action.lines", "is required for \(kind): a non-empty list of {\"productID\", \"quantity\"}")
+        guard
+            let lines = list(
+                action, "lines", prefix: "action.",
+                missing: "is required for \(kind): a list of {\"productID\", \"quantity\"}")
+        else { return }
+        guard !lines.isEmpty else {
+            reject("action.lines", "must not be empty for \(kind)")
             return
         }
         for (index, line) in lines.enumerated() {
@@ -218,10 +222,10 @@ private struct EventCheck {
                 return
             }
         }
-        guard let treatments = object["treatments"]?.arrayValue else {
-            reject("treatments", "is required (a list, empty when no treatment was applied)")
-            return
-        }
+        guard
+            let treatments = list(
+                object, "treatments", missing: "is required (a list, empty when no treatment was applied)")
+        else { return }
         for (index, item) in treatments.enumerated() {
             let prefix = "treatments[\(index)]."
             guard let treatment = item.objectValue else {
@@ -254,16 +258,38 @@ private struct EventCheck {
         if rejection == nil { rejection = EventRejection(field: field, reason: reason) }
     }
 
-    private mutating func string(_ object: JSONObject, _ key: String, maxBytes: Int = 256, prefix: String = "")
-        -> String?
-    {
+    private mutating func string(
+        _ object: JSONObject, _ key: String, maxCharacters: Int = 256, prefix: String = ""
+    ) -> String? {
         guard let value = object[key] else { return reject(prefix + key, "is required") }
         guard let text = value.stringValue else {
             return reject(prefix + key, "must be a string, not \(value.described)")
         }
         guard !text.isEmpty else { return reject(prefix + key, "must not be empty") }
-        guard text.utf8.count <= maxBytes else { return reject(prefix + key, "must be at most \(maxBytes) bytes") }
+        guard text.count <= maxCharacters else {
+            return reject(prefix + key, "must be at most \(maxCharacters) characters")
+        }
         return text
+    }
+
+    /// A required member that must be an object: "is required" when absent, the type when it is not one.
+    private mutating func object(
+        _ parent: JSONObject, _ key: String, prefix: String = "", missing: String
+    ) -> JSONObject? {
+        guard let value = parent[key] else { return reject(prefix + key, missing) }
+        guard let object = value.objectValue else {
+            return reject(prefix + key, "must be an object, not \(value.described)")
+        }
+        return object
+    }
+
+    /// A required member that must be a list.
+    private mutating func list(
+        _ parent: JSONObject, _ key: String, prefix: String = "", missing: String
+    ) -> [JSONValue]? {
+        guard let value = parent[key] else { return reject(prefix + key, missing) }
+        guard let list = value.arrayValue else { return reject(prefix + key, "must be a list, not \(value.described)") }
+        return list
     }
 
     private mutating func optionalString(_ object: JSONObject, _ key: String) -> String? {
@@ -298,7 +324,7 @@ private struct EventCheck {
     }
 
     private mutating func identifier(_ object: JSONObject, _ key: String, prefix: String = "") -> String? {
-        guard let text = string(object, key, maxBytes: 64, prefix: prefix) else { return nil }
+        guard let text = string(object, key, maxCharacters: 64, prefix: prefix) else { return nil }
         guard Identifiers.isCampaignID(text) else {
             return reject(prefix + key, "\(Quote.text(text)) is not an id ([A-Za-z0-9][A-Za-z0-9_.-]{0,63})")
         }

@@ -1,10 +1,10 @@
 /// `POST /v1/mobile/events` (contract §7): whole-request problems fail the request; per-event problems
 /// reject just that event; the answer is sent once the accepted events are committed.
 enum EventsRoutes {
-    /// The decoded body may be at most 512 KiB; a raw body a little larger is let in so that gzip framing of
-    /// incompressible data is not refused before it is decoded.
+    /// The body may be at most 512 KiB, after gunzip; a compressed body of JSON is always smaller than what
+    /// it inflates to, so the same limit refuses an oversized raw body before it is read.
     static let maxBodyBytes = 512 * 1024
-    static let maxRawBytes = 576 * 1024
+    static let maxRawBytes = maxBodyBytes
 
     static func register(on router: inout Router, registry: WorkspaceRegistry, store: EventStore, clock: ServerClock) {
         router.on(.post, "/v1/mobile/events", bodyLimit: maxRawBytes) { request, responder in
@@ -96,12 +96,17 @@ enum EventsRoutes {
         }
         do {
             return try Gzip.decompress(request.body, limit: maxBodyBytes)
-        } catch .tooLarge {
-            throw tooLarge
         } catch {
-            throw HTTPError(
-                .unsupportedMediaType, code: "unsupported_media_type",
-                message: "The body is neither JSON nor gzip-wrapped JSON: \(error).")
+            switch error {
+            case .tooLarge:
+                throw tooLarge
+            case .malformed(let reason):
+                let what =
+                    codings.isEmpty
+                    ? "The body starts like gzip but is not" : "Content-Encoding says gzip but the body is not"
+                throw HTTPError(
+                    .unsupportedMediaType, code: "unsupported_media_type", message: "\(what) valid gzip (\(reason)).")
+            }
         }
     }
 
@@ -111,7 +116,7 @@ enum EventsRoutes {
     private static func eventTooLarge(_ index: Int, _ bytes: Int) -> HTTPError {
         HTTPError(
             .contentTooLarge, code: "payload_too_large",
-            message: "events[\(index)] is \(bytes / 1024) KiB; an event is at most 32 KiB.")
+            message: "events[\(index)] is \(bytes) bytes; an event is at most 32 KiB (32768 bytes).")
     }
 
     /// `{"accepted": 48, "duplicates": 1, "rejected": [{"index", "eventID", "field", "reason"}]}`.
