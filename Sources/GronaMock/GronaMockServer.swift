@@ -8,14 +8,17 @@ public final class GronaMockServer: Sendable {
     public let clock: ServerClock
     /// Received events.
     public let events: EventStore
+    /// Injected faults.
+    public let faults: FaultEngine
     private let server: HTTPServer
     private let watcher: WorkspaceWatcher
     private let waiters: EventWaiters
 
     private init(
         configuration: GronaMockConfiguration, server: HTTPServer, workspaces: WorkspaceRegistry, clock: ServerClock,
-        watcher: WorkspaceWatcher, events: EventStore, waiters: EventWaiters
+        watcher: WorkspaceWatcher, events: EventStore, waiters: EventWaiters, faults: FaultEngine
     ) {
+        self.faults = faults
         self.configuration = configuration
         self.server = server
         self.workspaces = workspaces
@@ -49,10 +52,12 @@ public final class GronaMockServer: Sendable {
 
         var router = Router(logger: logger)
         HealthRoutes.register(on: &router)
-        ConfigRoutes.register(on: &router, registry: workspaces, maxAge: configuration.configMaxAge)
-        GrantsRoutes.register(on: &router, registry: workspaces, clock: clock)
-        EventsRoutes.register(on: &router, registry: workspaces, store: events, clock: clock)
+        let faults = FaultEngine()
+        ConfigRoutes.register(on: &router, registry: workspaces, maxAge: configuration.configMaxAge, faults: faults)
+        GrantsRoutes.register(on: &router, registry: workspaces, clock: clock, faults: faults)
+        EventsRoutes.register(on: &router, registry: workspaces, store: events, clock: clock, faults: faults)
         EventInspectionRoutes.register(on: &router, store: events, waiters: waiters)
+        FaultRoutes.register(on: &router, engine: faults)
         if let directory = configuration.staticDirectory {
             let files = try StaticFiles.load(from: directory)
             files.register(on: &router)
@@ -69,7 +74,7 @@ public final class GronaMockServer: Sendable {
         let watcher = WorkspaceWatcher(registry: workspaces, interval: configuration.reloadInterval)
         return GronaMockServer(
             configuration: configuration, server: server, workspaces: workspaces, clock: clock, watcher: watcher,
-            events: events, waiters: waiters)
+            events: events, waiters: waiters, faults: faults)
     }
 
     /// The signing keys; a missing directory or a bad key is logged, not fatal, so the rest still serves.

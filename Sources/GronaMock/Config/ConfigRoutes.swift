@@ -1,6 +1,6 @@
 /// The Grona configuration endpoints (contract §4 and §6) and the SDK's one-call setup.
 enum ConfigRoutes {
-    static func register(on router: inout Router, registry: WorkspaceRegistry, maxAge: Int) {
+    static func register(on router: inout Router, registry: WorkspaceRegistry, maxAge: Int, faults: FaultEngine) {
         router.on(.get, "/v1/mobile/workspaces/{workspaceKey}/config") { request in
             try configuration(request, registry: registry, maxAge: maxAge)
         }

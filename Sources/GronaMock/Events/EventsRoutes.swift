@@ -6,7 +6,9 @@ enum EventsRoutes {
     static let maxBodyBytes = 512 * 1024
     static let maxRawBytes = maxBodyBytes
 
-    static func register(on router: inout Router, registry: WorkspaceRegistry, store: EventStore, clock: ServerClock) {
+    static func register(
+        on router: inout Router, registry: WorkspaceRegistry, store: EventStore, clock: ServerClock, faults: FaultEngine
+    ) {
         router.on(.post, "/v1/mobile/events", bodyLimit: maxRawBytes) { request, responder in
             let batch: EventBatch
             let rejections: [(Int, String?, EventRejection)]

@@ -11,7 +11,8 @@ enum GrantsRoutes {
         "key", "apikey", "api_key", "secret", "secretkey", "secret_key", "access_token", "token", "authorization",
     ]
 
-    static func register(on router: inout Router, registry: WorkspaceRegistry, clock: ServerClock) {
+    static func register(on router: inout Router, registry: WorkspaceRegistry, clock: ServerClock, faults: FaultEngine)
+    {
         router.on(.post, "/v1/mobile/grants", bodyLimit: bodyLimit) { request in
             try grants(request, registry: registry, clock: clock)
         }

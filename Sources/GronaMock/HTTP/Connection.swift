@@ -45,6 +45,8 @@ final class Connection {
     private var closeAfterFlush = false
     /// The connection closes because a request could not be read, so the client may still be sending.
     private var closingAfterError = false
+    /// An injected fault: close at once once the queue is written, with no lingering.
+    private var abortAfterFlush = false
     private var readPaused = false
     private var peerClosed = false
     private var isClosed = false
@@ -210,10 +212,19 @@ final class Connection {
         nextToSend = sequence + 1
         guard let request = inFlight.removeValue(forKey: sequence) else { return }
         let keepAlive = request.keepAlive && !response.closesConnection && !loop.isShuttingDown
-        queue(loop.encoder.head(for: response, keepAlive: keepAlive, http10: request.http10))
         let sendsBody = !request.isHead && !response.status.forbidsBody && !response.body.isEmpty
-        if sendsBody { queue(response.body) }
-        if !keepAlive {
+        switch response.delivery {
+        case .whole:
+            queue(loop.encoder.head(for: response, keepAlive: keepAlive, http10: request.http10))
+            if sendsBody { queue(response.body) }
+        case .dropConnection:
+            abortAfterFlush = true
+        case .truncated(let bytes):
+            queue(loop.encoder.head(for: response, keepAlive: keepAlive, http10: request.http10))
+            if sendsBody && bytes > 0 { queue(Array(response.body.prefix(bytes))) }
+            abortAfterFlush = true
+        }
+        if !keepAlive || abortAfterFlush {
             acceptsRequests = false
             closeAfterFlush = true
         }
@@ -264,7 +275,11 @@ final class Connection {
         }
         if outbound.isEmpty && !isClosed {
             if closeAfterFlush {
-                startLingeringClose()
+                if abortAfterFlush {
+                    close()
+                } else {
+                    startLingeringClose()
+                }
                 return
             }
             if inFlight.isEmpty { idleDeadline = loop.now + configuration.idleTimeout.nanoseconds }

@@ -7,6 +7,17 @@ public struct HTTPResponse: Sendable {
     public var body: [UInt8]
     /// Close the connection once this response is sent.
     public var closesConnection: Bool
+    /// How the response reaches the client: whole, or broken on purpose (injected faults).
+    public var delivery: Delivery = .whole
+
+    public enum Delivery: Sendable, Equatable {
+        case whole
+        /// Nothing is written for this request; the connection is closed.
+        case dropConnection
+        /// The head (with the full Content-Length) and only the first bytes of the body, then the connection
+        /// is closed: a client sees a body cut short.
+        case truncated(afterBytes: Int)
+    }
 
     public init(
         status: HTTPStatus = .ok, headers: HTTPHeaders = [:], body: [UInt8] = [], closesConnection: Bool = false
