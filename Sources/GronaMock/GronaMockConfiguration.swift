@@ -16,6 +16,8 @@ public struct GronaMockConfiguration: Sendable {
     public var reloadInterval: Duration
     /// Keep at most this many events, dropping the oldest; nil keeps them all.
     public var maxEvents: Int?
+    /// When set, `/_mock` routes other than health need it as `Authorization: Bearer <token>`.
+    public var adminToken: String?
 
     public init(
         http: HTTPServer.Configuration = HTTPServer.Configuration(), workspacesDirectory: String = "workspaces",

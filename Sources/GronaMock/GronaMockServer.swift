@@ -10,15 +10,18 @@ public final class GronaMockServer: Sendable {
     public let events: EventStore
     /// Injected faults.
     public let faults: FaultEngine
+    /// The grants handed out, for the SDK contract checks.
+    public let grants: GrantLog
     private let server: HTTPServer
     private let watcher: WorkspaceWatcher
     private let waiters: EventWaiters
 
     private init(
         configuration: GronaMockConfiguration, server: HTTPServer, workspaces: WorkspaceRegistry, clock: ServerClock,
-        watcher: WorkspaceWatcher, events: EventStore, waiters: EventWaiters, faults: FaultEngine
+        watcher: WorkspaceWatcher, events: EventStore, waiters: EventWaiters, faults: FaultEngine, grants: GrantLog
     ) {
         self.faults = faults
+        self.grants = grants
         self.configuration = configuration
         self.server = server
         self.workspaces = workspaces
@@ -58,6 +61,16 @@ public final class GronaMockServer: Sendable {
         EventsRoutes.register(on: &router, registry: workspaces, store: events, clock: clock, faults: faults)
         EventInspectionRoutes.register(on: &router, store: events, waiters: waiters)
         FaultRoutes.register(on: &router, engine: faults)
+        let grants = GrantLog()
+        WorkspaceRoutes.register(on: &router, registry: workspaces, events: events, grants: grants)
+        ClockRoutes.register(on: &router, clock: clock)
+        ViolationRoutes.register(on: &router, store: events, registry: workspaces, grants: grants, clock: clock)
+        ResetRoutes.register(
+            on: &router, registry: workspaces, events: events, faults: faults, clock: clock, grants: grants)
+        router.wrapHandlers(where: { method, pattern in method == .post && pattern == "/v1/mobile/grants" }) {
+            grants.observing($0)
+        }
+        if let token = configuration.adminToken { AdminToken.protect(&router, token: token) }
         if let directory = configuration.staticDirectory {
             let files = try StaticFiles.load(from: directory)
             files.register(on: &router)
@@ -74,7 +87,7 @@ public final class GronaMockServer: Sendable {
         let watcher = WorkspaceWatcher(registry: workspaces, interval: configuration.reloadInterval)
         return GronaMockServer(
             configuration: configuration, server: server, workspaces: workspaces, clock: clock, watcher: watcher,
-            events: events, waiters: waiters, faults: faults)
+            events: events, waiters: waiters, faults: faults, grants: grants)
     }
 
     /// The signing keys; a missing directory or a bad key is logged, not fatal, so the rest still serves.

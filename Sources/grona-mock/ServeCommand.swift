@@ -28,6 +28,9 @@ enum ServeCommand {
             "static", "DIR", environment: "GRONA_MOCK_STATIC",
             help: "Serve the files of DIR under /_mock/static/<name>."),
         .value(
+            "admin-token", "TOKEN", environment: "GRONA_MOCK_ADMIN_TOKEN",
+            help: "Require Authorization: Bearer TOKEN on /_mock routes (all but health)."),
+        .value(
             "max-events", "N", environment: "GRONA_MOCK_MAX_EVENTS",
             help: "Keep at most N events, dropping the oldest (default: keep all)."),
         .value(
@@ -90,6 +93,14 @@ enum ServeCommand {
             return .failure
         }
         Console.out("grona-mock \(GronaMockVersion.current) listening on \(server.url)")
+        let loopback =
+            ["127.0.0.1", "localhost", "::1"].contains(configuration.http.host)
+            || configuration.http.host.hasPrefix("127.")
+        if !loopback && configuration.adminToken == nil {
+            logger.warning(
+                "listening beyond loopback without --admin-token: anyone who can reach this port can reset events, "
+                    + "change workspaces and inject faults", [("host", configuration.http.host)])
+        }
 
         var received: Int32 = 0
         sigwait(&signals, &received)
@@ -114,7 +125,7 @@ enum ServeCommand {
         guard let format = Logger.Format(rawValue: formatText) else {
             throw UsageError("--log-format must be text or json, not \"\(formatText)\"")
         }
-        let configuration = GronaMockConfiguration(
+        var configuration = GronaMockConfiguration(
             http: http,
             workspacesDirectory: parsed.value("workspaces") ?? "./workspaces",
             keysDirectory: parsed.value("keys") ?? "./keys",
@@ -122,6 +133,7 @@ enum ServeCommand {
             staticDirectory: parsed.value("static"),
             configMaxAge: try parsed.integer("config-max-age", in: 0...31_536_000) ?? 60,
             maxEvents: try parsed.integer("max-events", in: 1...1_000_000_000))
+        configuration.adminToken = parsed.value("admin-token").flatMap { $0.isEmpty ? nil : $0 }
         return (configuration, Logger(format: format))
     }
 }

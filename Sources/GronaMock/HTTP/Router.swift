@@ -11,6 +11,7 @@ public struct Router: Sendable {
 
     struct Route: Sendable {
         let method: HTTPMethod
+        let pattern: String
         let segments: [Segment]
         let bodyLimit: Int
         let handler: HTTPHandler
@@ -52,7 +53,8 @@ public struct Router: Sendable {
             segment.hasPrefix("{") && segment.hasSuffix("}")
                 ? .parameter(String(segment.dropFirst().dropLast())) : .literal(String(segment))
         }
-        routes.append(Route(method: method, segments: segments, bodyLimit: bodyLimit, handler: handler))
+        routes.append(
+            Route(method: method, pattern: pattern, segments: segments, bodyLimit: bodyLimit, handler: handler))
     }
 
     /// Adds a handler that answers at once; a thrown `HTTPError` becomes its error body, anything else a 500.
@@ -79,6 +81,19 @@ public struct Router: Sendable {
                 "handler failed",
                 [("method", request.method.description), ("path", request.path), ("error", "\(error)")])
             return HTTPError.unexpected.response
+        }
+    }
+
+    /// Replaces the handler of every route whose pattern satisfies `matches` with `wrap(handler)`: for what
+    /// applies across routes, such as the admin token on `/_mock`.
+    public mutating func wrapHandlers(
+        where matches: (_ method: HTTPMethod, _ pattern: String) -> Bool, _ wrap: (@escaping HTTPHandler) -> HTTPHandler
+    ) {
+        routes = routes.map { route in
+            guard matches(route.method, route.pattern) else { return route }
+            return Route(
+                method: route.method, pattern: route.pattern, segments: route.segments, bodyLimit: route.bodyLimit,
+                handler: wrap(route.handler))
         }
     }
 

@@ -61,6 +61,17 @@ public final class ServerClock: Sendable {
         }
     }
 
+    /// Sets the offset from the wall clock (a frozen clock stays frozen).
+    public func setOffset(milliseconds: Int64) {
+        state.withLock { $0.offsetMilliseconds = milliseconds }
+    }
+
+    /// Now, the offset, and whether the clock is frozen, read together.
+    public func snapshot() -> (now: Int64, offsetMilliseconds: Int64, frozen: Bool) {
+        let (offset, frozen) = state.withLock { ($0.offsetMilliseconds, $0.frozenAt) }
+        return (frozen ?? Self.wallMilliseconds() + offset, offset, frozen != nil)
+    }
+
     /// Back to the wall clock.
     public func reset() {
         state.withLock { $0 = State() }

@@ -14,6 +14,14 @@ public final class WorkspaceRegistry: Sendable {
         public let sourcePath: String?
         /// Warnings (and, for a workspace served deliberately invalid, errors).
         public let problems: [ValidationProblem]
+        /// The document it was read from: a file's content, or what a test put at run time.
+        public let source: JSONValue
+        public let origin: Origin
+    }
+
+    /// Where a served workspace came from. Run-time changes hide the file until `reset`.
+    public enum Origin: String, Sendable {
+        case file, runtime, clone
     }
 
     /// What loading one file did.
@@ -30,7 +38,7 @@ public final class WorkspaceRegistry: Sendable {
         public let problems: [ValidationProblem]
     }
 
-    private struct State {
+    struct State {
         var entries: [String: Entry] = [:]
         var stamps: [String: String] = [:]
         var keys: KeyStore
@@ -39,11 +47,11 @@ public final class WorkspaceRegistry: Sendable {
 
     public let directory: String
     private let revisions: ConfigRevisionStore
-    private let clock: ServerClock
-    private let logger: Logger
-    private let state: Mutex<State>
+    let clock: ServerClock
+    let logger: Logger
+    let state: Mutex<State>
     /// Serialises loading, so two reloads never sign the same change twice; readers do not take it.
-    private let loading = Mutex(())
+    let loading = Mutex(())
 
     public init(
         directory: String, keys: KeyStore, revisions: ConfigRevisionStore, clock: ServerClock, logger: Logger
@@ -90,6 +98,9 @@ public final class WorkspaceRegistry: Sendable {
         loading.withLock { _ in reload(force: true) }
     }
 
+    /// Every file, loaded again; the caller holds `loading`.
+    func reloadAll() -> [FileReport] { reload(force: true) }
+
     /// Reloads files whose stamp changed since the last look (and all of them when a key changed).
     @discardableResult
     public func reloadChangedFiles() -> [FileReport] {
@@ -115,9 +126,13 @@ public final class WorkspaceRegistry: Sendable {
         for name in names {
             let path = directory + "/" + name
             let stamp = FileSystem.stamp(path)
-            let unchanged = state.withLock { $0.stamps[path] } == stamp
-            if unchanged && !forceAll { continue }
+            let key = String(name.dropLast(5))
+            let (unchanged, overridden) = state.withLock {
+                ($0.stamps[path] == stamp, $0.entries[key].map { $0.origin != .file } ?? false)
+            }
             state.withLock { $0.stamps[path] = stamp }
+            // A run-time change hides its file until a reset.
+            if (unchanged && !forceAll) || overridden { continue }
             reports.append(loadFile(path, workspaceKey: String(name.dropLast(5))))
         }
         reports += removeEntries(notIn: paths)
@@ -137,13 +152,19 @@ public final class WorkspaceRegistry: Sendable {
                 "the file name is not <workspaceKey>.json with a key like acme-market ([a-z0-9][a-z0-9-]{0,62})"
             return rejected(path, [ValidationProblem(.error, .root, reason)], previous: previous)
         }
-        let outcome = WorkspaceValidator.validate(bytes, expectedKey: workspaceKey, keyIDs: Set(keys.keyIDs))
+        let document: JSONValue
+        do {
+            document = try JSONParser().parse(bytes)
+        } catch {
+            return rejected(path, [ValidationProblem(.error, .root, "not valid JSON: \(error)")], previous: previous)
+        }
+        let outcome = WorkspaceValidator.validate(document, expectedKey: workspaceKey, keyIDs: Set(keys.keyIDs))
         var problems = outcome.problems + secretConflicts(outcome.workspace)
         guard let workspace = outcome.workspace, !problems.contains(where: { $0.severity == .error }) else {
             return rejected(path, problems, previous: previous)
         }
         do {
-            let entry = try install(workspace, sourcePath: path, problems: problems)
+            let entry = try install(workspace, sourcePath: path, problems: problems, source: document, origin: .file)
             for warning in problems {
                 logger.warning("workspace file warning", [("file", path), ("problem", "\(warning)")])
             }
@@ -161,7 +182,9 @@ public final class WorkspaceRegistry: Sendable {
 
     /// Signs (or reuses) the revision for `workspace` and serves it.
     @discardableResult
-    func install(_ workspace: Workspace, sourcePath: String?, problems: [ValidationProblem]) throws -> Entry {
+    func install(
+        _ workspace: Workspace, sourcePath: String?, problems: [ValidationProblem], source: JSONValue, origin: Origin
+    ) throws -> Entry {
         let keys = self.keys
         let stored = try revisions.revision(
             for: workspace.key, contentHash: ConfigurationSigner.contentHash(for: workspace)
@@ -170,7 +193,7 @@ public final class WorkspaceRegistry: Sendable {
         }
         let entry = Entry(
             workspace: workspace, configuration: SignedConfiguration(workspaceKey: workspace.key, stored: stored),
-            sourcePath: sourcePath, problems: problems)
+            sourcePath: sourcePath, problems: problems, source: source, origin: origin)
         state.withLock { $0.entries[workspace.key] = entry }
         return entry
     }
@@ -189,7 +212,7 @@ public final class WorkspaceRegistry: Sendable {
     }
 
     /// A secret key picks the workspace on the grants endpoint, so no two workspaces may share one.
-    private func secretConflicts(_ workspace: Workspace?) -> [ValidationProblem] {
+    func secretConflicts(_ workspace: Workspace?) -> [ValidationProblem] {
         guard let workspace else { return [] }
         let others = state.withLock { $0.entries.values.filter { $0.workspace.key != workspace.key } }
         var problems: [ValidationProblem] = []
@@ -206,7 +229,9 @@ public final class WorkspaceRegistry: Sendable {
 
     private func removeEntries(notIn paths: Set<String>) -> [FileReport] {
         let removed = state.withLock { state -> [Entry] in
-            let gone = state.entries.values.filter { entry in entry.sourcePath.map { !paths.contains($0) } ?? false }
+            let gone = state.entries.values.filter { entry in
+                entry.origin == .file && (entry.sourcePath.map { !paths.contains($0) } ?? false)
+            }
             for entry in gone {
                 state.entries[entry.workspace.key] = nil
                 if let path = entry.sourcePath { state.stamps[path] = nil }
@@ -221,7 +246,7 @@ public final class WorkspaceRegistry: Sendable {
         }
     }
 
-    private func reloadKeys(stamps: [String: String]) {
+    func reloadKeys(stamps: [String: String]) {
         let directory = keys.directory
         do {
             let (store, problems) = try KeyStore.load(from: directory)
@@ -236,7 +261,7 @@ public final class WorkspaceRegistry: Sendable {
         }
     }
 
-    private static func keyStamps(_ directory: String) -> [String: String] {
+    static func keyStamps(_ directory: String) -> [String: String] {
         let names = (try? FileSystem.list(directory)) ?? []
         var stamps: [String: String] = [:]
         for name in names where name.hasSuffix(".pem") {

@@ -1,0 +1,182 @@
+/// `/_mock/workspaces`: change workspaces at run time (contract §8). Every change is validated as a file is
+/// and served as a new signed revision.
+enum WorkspaceRoutes {
+    static let bodyLimit = 8 * 1024 * 1024
+
+    static func register(on router: inout Router, registry: WorkspaceRegistry, events: EventStore, grants: GrantLog) {
+        router.on(.get, "/_mock/workspaces") { _ in
+            let list: [JSONValue] = registry.workspaceKeys.compactMap { key in
+                registry.entry(for: key).map { summary($0) }
+            }
+            return HTTPResponse.json(JSONValue.object(["workspaces": .array(list)]).serialized())
+        }
+        router.on(.get, "/_mock/workspaces/{key}") { request in
+            let entry = try lookup(request, registry)
+            var body = summary(entry).objectValue ?? JSONObject()
+            body.set("workspace", entry.source)
+            return HTTPResponse.json(JSONValue.object(body).serialized())
+        }
+        router.on(.put, "/_mock/workspaces/{key}", bodyLimit: bodyLimit) { request in
+            let key = request.pathParameters["key"] ?? ""
+            let document: JSONValue
+            do {
+                document = try JSONParser().parse(request.body)
+            } catch {
+                throw HTTPError(.badRequest, code: "malformed_json", message: "The body is not valid JSON: \(error).")
+            }
+            let allowInvalid = request.query("allowInvalid") == "true"
+            return try answer { () throws(WorkspaceRegistry.ChangeError) in
+                try registry.put(key, document: document, allowInvalid: allowInvalid)
+            }
+        }
+        for (action, status) in [("kill", Campaign.Status.killed), ("revive", .live)] {
+            router.on(.post, "/_mock/workspaces/{key}/campaigns/{id}/\(action)") { request in
+                let key = request.pathParameters["key"] ?? ""
+                let campaign = request.pathParameters["id"] ?? ""
+                return try answer { () throws(WorkspaceRegistry.ChangeError) in
+                    try registry.setStatus(status, campaign: campaign, in: key)
+                }
+            }
+        }
+        router.on(.post, "/_mock/workspaces/{key}/clone") { request in
+            let body = try RequestJSON.object(request)
+            guard let newKey = body["workspaceKey"]?.stringValue else {
+                throw HTTPError(
+                    .badRequest, code: "invalid_request", message: "Name the clone: {\"workspaceKey\": \"run-42\"}.")
+            }
+            let secret = body["secretKey"]?.stringValue
+            var created: (WorkspaceRegistry.Entry, String)?
+            _ = try answer { () throws(WorkspaceRegistry.ChangeError) in
+                let result = try registry.clone(request.pathParameters["key"] ?? "", as: newKey, secretKey: secret)
+                created = result
+                return result.0
+            }
+            guard let (entry, secretKey) = created else { throw HTTPError.unexpected }
+            var object = summary(entry).objectValue ?? JSONObject()
+            object.set("secretKey", .string(secretKey))
+            var response = HTTPResponse.json(JSONValue.object(object).serialized())
+            response.status = .created
+            return response
+        }
+        router.on(.delete, "/_mock/workspaces/{key}") { request, responder in
+            let key = request.pathParameters["key"] ?? ""
+            do throws(WorkspaceRegistry.ChangeError) {
+                try registry.removeClone(key)
+            } catch {
+                responder.send(httpError(error).response)
+                return
+            }
+            grants.clear(workspace: key)
+            // A clone's events go with it.
+            guard let writer = events.writer else {
+                responder.send(HTTPResponse.json("{\"deleted\":\"\(key)\",\"events\":0}"))
+                return
+            }
+            writer.submit(
+                .delete(workspaceKey: key) { result in
+                    let count = (try? result.get()) ?? 0
+                    responder.send(HTTPResponse.json("{\"deleted\":\(JSONText.quoted(key)),\"events\":\(count)}"))
+                })
+        }
+        router.on(.post, "/_mock/workspaces/{key}/rotate") { request in
+            let body = try RequestJSON.object(request, allowEmpty: true)
+            guard let role = WorkspaceRegistry.KeyRole(rawValue: body["keys"]?.stringValue ?? "") else {
+                throw HTTPError(
+                    .badRequest, code: "invalid_request",
+                    message: "Say which keys: {\"keys\": \"config\"} or {\"keys\": \"grant\"}.")
+            }
+            return try answer { () throws(WorkspaceRegistry.ChangeError) in
+                try registry.rotate(role, in: request.pathParameters["key"] ?? "")
+            }
+        }
+    }
+
+    /// The entry as the control API shows it: key, revision, origin, keys and problems.
+    private static func summary(_ entry: WorkspaceRegistry.Entry) -> JSONValue {
+        .object([
+            "workspaceKey": .string(entry.workspace.key),
+            "revision": .number(JSONNumber(entry.configuration.revision)),
+            "origin": .string(entry.origin.rawValue),
+            "configKeys": .array(entry.workspace.configKeyIDs.map { .string($0) }),
+            "grantKeys": .array(entry.workspace.grantKeyIDs.map { .string($0) }),
+            "problems": .array(
+                entry.problems.map { problem in
+                    .object([
+                        "severity": .string(problem.severity.rawValue), "path": .string("\(problem.path)"),
+                        "reason": .string(problem.reason),
+                    ])
+                }),
+        ])
+    }
+
+    private static func lookup(_ request: HTTPRequest, _ registry: WorkspaceRegistry) throws(HTTPError)
+        -> WorkspaceRegistry.Entry
+    {
+        let key = request.pathParameters["key"] ?? ""
+        guard let entry = registry.entry(for: key) else { throw HTTPError.unknownWorkspace(key) }
+        return entry
+    }
+
+    private static func answer(_ change: () throws(WorkspaceRegistry.ChangeError) -> WorkspaceRegistry.Entry)
+        throws(HTTPError) -> HTTPResponse
+    {
+        do {
+            return HTTPResponse.json(summary(try change()).serialized())
+        } catch {
+            throw httpError(error)
+        }
+    }
+
+    private static func httpError(_ error: WorkspaceRegistry.ChangeError) -> HTTPError {
+        switch error {
+        case .invalid(let problems):
+            let errors = problems.filter { $0.severity == .error }.map(\.description)
+            return HTTPError(
+                .unprocessableContent, code: "invalid_workspace",
+                message: "The workspace has \(errors.count) error(s): \(errors.prefix(20).joined(separator: "; ")). "
+                    + "Add ?allowInvalid=true to serve it anyway.")
+        case .unknownWorkspace(let key): return .unknownWorkspace(key)
+        case .unknownCampaign(let id):
+            return HTTPError(
+                .notFound, code: "unknown_campaign", message: "No campaign \(Quote.text(id)) in this workspace.")
+        case .notAClone(let key):
+            return HTTPError(
+                .conflict, code: "not_a_clone",
+                message:
+                    "\(Quote.text(key)) comes from a file; only clones are deleted. Use POST /_mock/reset to undo changes."
+            )
+        case .alreadyExists(let key):
+            return HTTPError(
+                .conflict, code: "workspace_exists", message: "A workspace \(Quote.text(key)) is already served.")
+        case .failed(let reason):
+            return HTTPError(.internalServerError, code: "change_failed", message: reason)
+        }
+    }
+}
+
+/// `POST /_mock/reset`: events, faults, clock and run-time workspace changes back to the files.
+enum ResetRoutes {
+    static func register(
+        on router: inout Router, registry: WorkspaceRegistry, events: EventStore, faults: FaultEngine,
+        clock: ServerClock,
+        grants: GrantLog
+    ) {
+        router.on(.post, "/_mock/reset") { _, responder in
+            faults.clear()
+            clock.reset()
+            grants.clear()
+            registry.reset()
+            guard let writer = events.writer else {
+                responder.send(HTTPResponse.json("{\"reset\":true}"))
+                return
+            }
+            writer.submit(
+                .delete(workspaceKey: nil) { result in
+                    switch result {
+                    case .success: responder.send(HTTPResponse.json("{\"reset\":true}"))
+                    case .failure: responder.send(HTTPError.storageUnavailable.response)
+                    }
+                })
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Synchronization
+
+/// Which grants the server has issued, per workspace and customer: the SDK contract checks ask whether an
+/// offer was shown, or a treatment claimed, without a grant behind it.
+public final class GrantLog: Sendable {
+    public struct Issued: Hashable, Sendable {
+        public let workspace: String
+        public let customerID: String
+        public let campaignID: String
+        public let variantID: String
+    }
+
+    private let issued = Mutex<Set<Issued>>([])
+
+    public init() {}
+
+    func record(_ claims: [GrantClaims]) {
+        issued.withLock { set in
+            for claim in claims {
+                set.insert(
+                    Issued(
+                        workspace: claim.audience, customerID: claim.subject, campaignID: claim.campaignID,
+                        variantID: claim.variantID))
+            }
+        }
+    }
+
+    public func wasIssued(workspace: String, customerID: String, campaignID: String, variantID: String? = nil) -> Bool {
+        issued.withLock { set in
+            set.contains {
+                $0.workspace == workspace && $0.customerID == customerID && $0.campaignID == campaignID
+                    && (variantID == nil || $0.variantID == variantID)
+            }
+        }
+    }
+
+    public func clear(workspace: String? = nil) {
+        issued.withLock { set in
+            if let workspace { set = set.filter { $0.workspace != workspace } } else { set.removeAll() }
+        }
+    }
+
+    /// Wraps the grants handler: every successful answer's grants are recorded, decoded from the tokens the
+    /// client receives, so the log holds exactly what was handed out.
+    func observing(_ handler: @escaping HTTPHandler) -> HTTPHandler {
+        { [self] request, responder in
+            let observer = HTTPResponder { response in
+                self.record(from: response)
+                responder.send(response)
+            }
+            handler(request, observer)
+            if let response = observer.finishDispatch() {
+                record(from: response)
+                responder.send(response)
+            }
+        }
+    }
+
+    private func record(from response: HTTPResponse) {
+        guard response.status == .ok, let tokens = try? JSONParser().parse(response.body)["grants"]?.arrayValue else {
+            return
+        }
+        let claims = tokens.compactMap { token -> GrantClaims? in
+            guard let parts = token.stringValue?.split(separator: ".", omittingEmptySubsequences: false),
+                parts.count == 3,
+                let payload = Base64.urlDecode(parts[1])
+            else { return nil }
+            return GrantClaims(json: payload)
+        }
+        record(claims)
+    }
+}

@@ -1,0 +1,152 @@
+/// Changes made while the server runs (contract §8): replace a workspace, kill or revive a campaign, clone a
+/// workspace for an isolated test run, rotate keys. Each is validated as a file is and served as a new signed
+/// revision; `reset` puts everything back to the files.
+extension WorkspaceRegistry {
+    /// Why a run-time change was refused.
+    public enum ChangeError: Error, Sendable {
+        case invalid([ValidationProblem])
+        case unknownWorkspace(String)
+        case unknownCampaign(String)
+        case notAClone(String)
+        case alreadyExists(String)
+        case failed(String)
+    }
+
+    /// Serves `document` as workspace `key`, in place of its file until a reset. With `allowInvalid`, a
+    /// workspace with errors is served anyway (to test how an SDK rejects bad campaigns).
+    @discardableResult
+    public func put(
+        _ key: String, document: JSONValue, allowInvalid: Bool = false, origin: Origin = .runtime
+    ) throws(ChangeError) -> Entry {
+        try loading.withLock { _ throws(ChangeError) in
+            try replace(key, document: document, allowInvalid: allowInvalid, origin: origin)
+        }
+    }
+
+    /// Sets one campaign's `status` (`killed` is the kill switch; `live` revives it).
+    @discardableResult
+    public func setStatus(
+        _ status: Campaign.Status, campaign campaignID: String, in key: String
+    ) throws(ChangeError) -> Entry {
+        try loading.withLock { _ throws(ChangeError) in
+            let current = try existing(key)
+            guard var root = current.source.objectValue, var config = root["config"]?.objectValue,
+                var campaigns = config["campaigns"]?.arrayValue,
+                let index = campaigns.firstIndex(where: { $0["id"]?.stringValue == campaignID }),
+                var campaign = campaigns[index].objectValue
+            else { throw .unknownCampaign(campaignID) }
+            campaign.set("status", .string(status.rawValue))
+            campaigns[index] = .object(campaign)
+            config.set("campaigns", .array(campaigns))
+            root.set("config", .object(config))
+            return try replace(
+                key, document: .object(root), allowInvalid: !current.problems.isEmpty,
+                origin: current.origin == .clone ? .clone : .runtime)
+        }
+    }
+
+    /// Copies workspace `key` as `newKey`: the same content and keys, its own secret key (a secret picks the
+    /// workspace on the grants endpoint, so it cannot be shared) and its own events.
+    public func clone(_ key: String, as newKey: String, secretKey: String?) throws(ChangeError) -> (Entry, String) {
+        try loading.withLock { _ throws(ChangeError) -> (Entry, String) in
+            let current = try existing(key)
+            guard Identifiers.isWorkspaceKey(newKey) else {
+                throw .invalid([
+                    ValidationProblem(
+                        .error, .root, "\(Quote.text(newKey)) is not a workspace key ([a-z0-9][a-z0-9-]{0,62})")
+                ])
+            }
+            guard entry(for: newKey) == nil else { throw .alreadyExists(newKey) }
+            let secret = secretKey ?? "sk_test_\(newKey)_" + Base64.urlEncode((try? LibCrypto.randomBytes(12)) ?? [])
+            guard var root = current.source.objectValue else { throw .failed("the workspace has no source document") }
+            root.set("workspaceKey", .string(newKey))
+            root.set("secretKeys", .array([.string(secret)]))
+            let entry = try replace(
+                newKey, document: .object(root), allowInvalid: !current.problems.isEmpty, origin: .clone)
+            return (entry, secret)
+        }
+    }
+
+    /// Stops serving a clone (its events are the caller's to delete).
+    public func removeClone(_ key: String) throws(ChangeError) {
+        try loading.withLock { _ throws(ChangeError) in
+            let current = try existing(key)
+            guard current.origin == .clone else { throw .notAClone(key) }
+            state.withLock { $0.entries[key] = nil }
+        }
+    }
+
+    /// Which key list `rotate` turns.
+    public enum KeyRole: String, Sendable {
+        case config, grant
+    }
+
+    /// The next key becomes current and the old one stays published (second in the list); when there is no
+    /// next key, a new one is generated (in memory only, until a reset).
+    @discardableResult
+    public func rotate(_ role: KeyRole, in key: String) throws(ChangeError) -> Entry {
+        try loading.withLock { _ throws(ChangeError) in
+            let current = try existing(key)
+            var list = role == .config ? current.workspace.configKeyIDs : current.workspace.grantKeyIDs
+            guard let old = list.first else { throw .failed("the workspace has no \(role.rawValue) keys") }
+            if list.count >= 2 {
+                list.swapAt(0, 1)
+            } else {
+                let kid = "\(key)-\(role.rawValue)-rotated-\(clock.nowSeconds())"
+                do {
+                    let generated = try P256SigningKey.generate()
+                    state.withLock { $0.keys.insert(generated, kid: kid) }
+                } catch {
+                    throw .failed("generating a key: \(error)")
+                }
+                list = [kid, old]
+            }
+            guard var root = current.source.objectValue, var signing = root["signing"]?.objectValue else {
+                throw .failed("the workspace has no signing section")
+            }
+            signing.set(role == .config ? "configKeys" : "grantKeys", .array(list.map { .string($0) }))
+            root.set("signing", .object(signing))
+            return try replace(
+                key, document: .object(root), allowInvalid: !current.problems.isEmpty,
+                origin: current.origin == .clone ? .clone : .runtime)
+        }
+    }
+
+    /// Drops every run-time change, clone and generated key, and serves the files again.
+    public func reset() {
+        loading.withLock { _ in
+            state.withLock { state in
+                state.entries = state.entries.filter { $0.value.origin == .file }
+                state.stamps = [:]
+                state.keyStamps = [:]
+            }
+            reloadKeys(stamps: Self.keyStamps(keys.directory))
+            _ = reloadAll()
+        }
+    }
+
+    // MARK: - Helpers (called holding `loading`)
+
+    private func existing(_ key: String) throws(ChangeError) -> Entry {
+        guard let entry = entry(for: key) else { throw .unknownWorkspace(key) }
+        return entry
+    }
+
+    private func replace(
+        _ key: String, document: JSONValue, allowInvalid: Bool, origin: Origin
+    ) throws(ChangeError) -> Entry {
+        let outcome = WorkspaceValidator.validate(document, expectedKey: key, keyIDs: Set(keys.keyIDs))
+        let problems = outcome.problems + secretConflicts(outcome.workspace)
+        guard let workspace = outcome.workspace else { throw .invalid(problems) }
+        if problems.contains(where: { $0.severity == .error }) && !allowInvalid { throw .invalid(problems) }
+        do {
+            let entry = try install(workspace, sourcePath: nil, problems: problems, source: document, origin: origin)
+            logger.info(
+                "workspace changed at run time",
+                [("workspace", key), ("revision", String(entry.configuration.revision)), ("origin", origin.rawValue)])
+            return entry
+        } catch {
+            throw .failed("could not sign the configuration: \(error)")
+        }
+    }
+}
