@@ -67,9 +67,10 @@ public final class GronaMockServer: Sendable {
         ViolationRoutes.register(on: &router, store: events, registry: workspaces, grants: grants, clock: clock)
         ResetRoutes.register(
             on: &router, registry: workspaces, events: events, faults: faults, clock: clock, grants: grants)
-        router.wrapHandlers(where: { method, pattern in method == .post && pattern == "/v1/mobile/grants" }) {
-            grants.observing($0)
+        let isGrants: (HTTPMethod, String) -> Bool = { method, pattern in
+            method == .post && pattern == "/v1/mobile/grants"
         }
+        router.wrapHandlers(where: isGrants, grants.observing)
         if let token = configuration.adminToken { AdminToken.protect(&router, token: token) }
         if let directory = configuration.staticDirectory {
             let files = try StaticFiles.load(from: directory)

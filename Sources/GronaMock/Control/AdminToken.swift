@@ -2,8 +2,10 @@
 /// so a mock reachable beyond loopback cannot be reset or rewired by whoever finds it.
 enum AdminToken {
     static func protect(_ router: inout Router, token: String) {
-        router.wrapHandlers(where: { _, pattern in pattern.hasPrefix("/_mock/") && pattern != "/_mock/health" }) {
-            handler in
+        let isControl: (HTTPMethod, String) -> Bool = { _, pattern in
+            pattern.hasPrefix("/_mock/") && pattern != "/_mock/health"
+        }
+        router.wrapHandlers(where: isControl) { handler in
             { request, responder in
                 guard let value = request.headers["Authorization"],
                     value.lowercasedASCII().hasPrefix("bearer "),
