@@ -11,12 +11,15 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
     public var description: String { "SQLite error \(code): \(message)" }
 
     /// The error for `code` on `connection` (the one place result codes become errors).
-    static func check(_ code: Int32, _ connection: OpaquePointer?, _ operation: String) throws(SQLiteError) {
+    /// `operation` is built only on failure: this runs for every bind of every row on the hot path.
+    static func check(
+        _ code: Int32, _ connection: OpaquePointer?, _ operation: @autoclosure () -> String
+    ) throws(SQLiteError) {
         guard code != SQLITE_OK && code != SQLITE_ROW && code != SQLITE_DONE else { return }
         let detail =
             connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
             ?? String(cString: sqlite3_errstr(code))
-        throw SQLiteError(code: code, message: "\(operation): \(detail)")
+        throw SQLiteError(code: code, message: "\(operation()): \(detail)")
     }
 }
 

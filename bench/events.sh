@@ -1,0 +1,728 @@
+#!/usr/bin/env bash
+# bench/events.sh: events ingested per second through POST /v1/mobile/events, measured against a plain C program
+# inserting the same rows into the same SQLite schema; and grona-mock's resident memory over millions of events.
+#
+# A 200 from the events endpoint means the batch is committed to SQLite (WAL, synchronous=NORMAL, group commit on
+# one writer thread), so the rate at which grona-mock acknowledges events is bounded by the rate at which SQLite
+# can insert them. The reference is that bound: bench/events/plain_insert.c, compiled here against the system's
+# libsqlite3 (the one grona-mock links), inserts the same columns and a JSON blob of the same size into a database
+# made from grona-mock's own schema (dumped with `sqlite3 <db> .schema`), with the same INSERT, one prepared
+# statement, WAL, synchronous=NORMAL and one transaction per batch. Both run in the same run on the same machine,
+# so their ratio is meaningful even where the absolute numbers are not comparable between machines.
+#
+# In order:
+#   1. for batches of 50, then of 100 events (each against a fresh database): wrk drives grona-mock with
+#      bench/events/post-batch.lua (one thread, 16 connections, unique event ids), after a warm-up; the events
+#      stored are counted with sqlite3 afterwards and must match what was acknowledged;
+#   2. plain_insert inserts as many rows as grona-mock stored (after as many untimed rows as the warm-up left),
+#      for each batch size, with no server running;
+#   3. unless SKIP_MEMORY=1: a fresh grona-mock takes batches of 100 until it has stored MEMORY_EVENTS events,
+#      while its VmRSS is sampled from /proc;
+#   4. a results table with the targets and PASS / BELOW TARGET lines.
+#
+# Run from anywhere:   bash bench/events.sh
+# Environment:         DURATION        seconds per measured wrk run (default 10)
+#                      WARMUP          seconds of unmeasured load before each measured run (default 2)
+#                      MEMORY_EVENTS   events to store in the memory run (default 5000000)
+#                      MEMORY_TIMEOUT  seconds the memory run may take at most (default 1200)
+#                      SKIP_MEMORY     1 skips the memory run
+#
+# Exit status: 0 whenever the measurement ran, whether or not the targets were met (a benchmark reports, it does
+# not gate); non-zero when something could not be installed, built or started.
+#
+# Traffic goes to 127.0.0.1 only, and every wait and every load run is bounded in time.
+
+set -euo pipefail
+
+readonly TARGET_RATIO="0.50"
+readonly RSS_LIMIT_MIB=150
+# The last memory sample may be at most this much above the one at the first step (1M events) to count as flat.
+readonly RSS_FLAT_TOLERANCE="0.20"
+readonly BATCH_SIZES=(50 100)
+readonly MEMORY_BATCH=100
+readonly CONNECTIONS=16
+# Average cores used by other processes during a measured run above which the output warns.
+readonly OTHER_CPU_WARN="0.20"
+readonly THREADS=1
+readonly EVENTS_PATH="/v1/mobile/events"
+DURATION="${DURATION:-10}"
+WARMUP="${WARMUP:-2}"
+MEMORY_EVENTS="${MEMORY_EVENTS:-5000000}"
+MEMORY_TIMEOUT="${MEMORY_TIMEOUT:-1200}"
+SKIP_MEMORY="${SKIP_MEMORY:-0}"
+# Seconds between two memory samples.
+readonly MEMORY_SAMPLE_EVERY=2
+
+# Filled in as things start, so that cleanup knows what to stop.
+WORK=""
+GRONA_PID=""
+CHILD_PID=""
+CHILD_NAME=""
+
+# Filled in by the measurement, per batch size.
+declare -A RPS=() ELAPSED=() P50=() P99=() WRK_ERRORS=() ACKED=() STORED=() BEFORE=() REJECTED=() CHECKS=()
+declare -A GRONA_CORES=() THREADS_CORES=() WRK_CORES=() OTHER_CORES=() PLAIN_RPS=() PLAIN_JSON=() GRONA_JSON=()
+# Filled in by the memory run.
+MEM_DONE=""
+MEM_STEP=""
+MEM_BASE_KB=""
+MEM_LAST_KB=""
+MEM_PEAK_KB=""
+MEM_STORED=""
+MEM_SECONDS=""
+MEM_NOTE=""
+# Clock ticks per second of /proc/*/stat and /proc/stat.
+HZ="$(getconf CLK_TCK 2>/dev/null || echo 100)"
+
+log() { printf '%s\n' "$*"; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# ---------------------------------------------------------------------------------------------------------
+# Cleanup: runs on every exit, normal or not, so that no server outlives the script.
+# ---------------------------------------------------------------------------------------------------------
+
+# Stops one process by pid: TERM, a bounded wait, then KILL. Never waits more than about 5 s.
+stop_process() {
+    local pid="$1" name="$2"
+    [[ -n "$pid" ]] || return 0
+    kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null || true; return 0; }
+    kill -TERM "$pid" 2>/dev/null || true
+    local i
+    for ((i = 0; i < 50; i++)); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+        log "warning: $name (pid $pid) ignored SIGTERM for 5 s; killing it"
+        kill -KILL "$pid" 2>/dev/null || true
+    fi
+    wait "$pid" 2>/dev/null || true
+}
+
+cleanup() {
+    local rc=$?
+    trap - EXIT INT TERM
+    stop_process "$CHILD_PID" "$CHILD_NAME"
+    CHILD_PID=""
+    stop_process "$GRONA_PID" grona-mock
+    GRONA_PID=""
+    if [[ -n "$WORK" && -d "$WORK" ]]; then
+        rm -rf -- "$WORK"
+    fi
+    exit "$rc"
+}
+
+# Runs a long command (the build, wrk, plain_insert) in the background and waits for it. bash runs a trap only
+# once the foreground command has finished, but it interrupts `wait` at once; so a signal stops the script right
+# away, and cleanup stops the command too (a background command of a script also ignores SIGINT from the
+# terminal).
+run_child() {
+    CHILD_NAME="$1"
+    shift
+    "$@" &
+    CHILD_PID=$!
+    local rc=0
+    wait "$CHILD_PID" || rc=$?
+    CHILD_PID=""
+    return "$rc"
+}
+
+# ---------------------------------------------------------------------------------------------------------
+# Set-up
+# ---------------------------------------------------------------------------------------------------------
+
+check_settings() {
+    # Accept "10" or "10s"; the number is needed in seconds to bound wrk with timeout(1).
+    DURATION="${DURATION%s}"
+    WARMUP="${WARMUP%s}"
+    MEMORY_TIMEOUT="${MEMORY_TIMEOUT%s}"
+    # Accept 5000000, 5,000,000 or 5_000_000.
+    MEMORY_EVENTS="${MEMORY_EVENTS//[,_]/}"
+    [[ "$DURATION" =~ ^[1-9][0-9]*$ ]] || die "DURATION must be a whole number of seconds, got '$DURATION'"
+    [[ "$WARMUP" =~ ^[0-9]+$ ]] || die "WARMUP must be a whole number of seconds, got '$WARMUP'"
+    [[ "$MEMORY_EVENTS" =~ ^[1-9][0-9]*$ ]] || die "MEMORY_EVENTS must be a positive whole number, got '$MEMORY_EVENTS'"
+    ((MEMORY_EVENTS >= 5 * MEMORY_BATCH)) || die "MEMORY_EVENTS must be at least $((5 * MEMORY_BATCH))"
+    [[ "$MEMORY_TIMEOUT" =~ ^[1-9][0-9]*$ ]] || die "MEMORY_TIMEOUT must be a whole number of seconds, got '$MEMORY_TIMEOUT'"
+    [[ "$SKIP_MEMORY" =~ ^(0|1|)$ ]] || die "SKIP_MEMORY must be 1 or 0, got '$SKIP_MEMORY'"
+}
+
+# Installs what is missing from Debian. apt-get update runs only when an install is needed, because it is slow
+# and needs the network.
+ensure_tools() {
+    local missing=()
+    command -v wrk >/dev/null 2>&1 || missing+=(wrk)
+    command -v curl >/dev/null 2>&1 || missing+=(curl)
+    command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
+    command -v gcc >/dev/null 2>&1 || missing+=(gcc)
+    # The header and the unversioned libsqlite3.so that -lsqlite3 links against.
+    [[ -f /usr/include/sqlite3.h ]] || missing+=(libsqlite3-dev)
+    if ((${#missing[@]} > 0)); then
+        [[ "$(id -u)" -eq 0 ]] || die "missing ${missing[*]}; install them with apt-get or run as root"
+        log "== installing ${missing[*]}"
+        apt-get update -q
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+    fi
+    local tool
+    for tool in wrk curl sqlite3 gcc timeout awk; do
+        command -v "$tool" >/dev/null 2>&1 || die "$tool is still missing"
+    done
+    [[ -f /usr/include/sqlite3.h ]] || die "sqlite3.h is still missing (libsqlite3-dev)"
+}
+
+build_grona() {
+    log "== building grona-mock (release)"
+    run_child "swift build" swift build -c release --product grona-mock || die "the release build failed"
+    GRONA_BIN="$(swift build -c release --show-bin-path)/grona-mock"
+    [[ -x "$GRONA_BIN" ]] || die "no executable at $GRONA_BIN after the build"
+}
+
+# -O2 as a distribution would build it; the SQLite is the system's, the one grona-mock links.
+build_plain() {
+    log "== compiling bench/events/plain_insert.c"
+    gcc -O2 -Wall -o "$WORK/plain_insert" bench/events/plain_insert.c -lsqlite3 \
+        || die "bench/events/plain_insert.c did not compile"
+}
+
+start_grona() {
+    local db="$1"
+    # stdbuf: should grona-mock's stdout be block-buffered when it is a file, its URL line still arrives.
+    local runner=(env) name
+    command -v stdbuf >/dev/null 2>&1 && runner=(stdbuf -oL env)
+    # Every option also reads a GRONA_MOCK_* variable; one left set in the caller's shell (an access log, a bound
+    # on stored events, another database, other workspaces or keys) would change what is measured, so the command
+    # line and the defaults alone decide. The defaults serve ./workspaces and ./keys: the committed ones, since
+    # main() runs from the repository root.
+    for name in $(compgen -e); do
+        if [[ "$name" == GRONA_MOCK_* ]]; then runner+=(-u "$name"); fi
+    done
+    "${runner[@]}" "$GRONA_BIN" serve --port 0 --db "$db" \
+        >"$WORK/grona.out" 2>"$WORK/grona.err" </dev/null &
+    GRONA_PID=$!
+
+    # Port 0 lets grona-mock pick its own port; it prints its URL once bound.
+    local i port=""
+    for ((i = 0; i < 100; i++)); do
+        port="$(grep -oE 'http://[^ /]+:[0-9]+' "$WORK/grona.out" 2>/dev/null | head -n 1 | sed -E 's/.*:([0-9]+)$/\1/' || true)"
+        [[ -n "$port" ]] && break
+        if ! kill -0 "$GRONA_PID" 2>/dev/null; then
+            log "grona-mock exited before printing its URL; its output:"
+            cat "$WORK/grona.out" "$WORK/grona.err" >&2 || true
+            die "grona-mock could not be started"
+        fi
+        sleep 0.1
+    done
+    if [[ -z "$port" ]]; then
+        log "grona-mock printed no URL within 10 s; its output:"
+        cat "$WORK/grona.out" "$WORK/grona.err" >&2 || true
+        die "grona-mock could not be started"
+    fi
+    # Whatever host the line names, the load goes to 127.0.0.1 only.
+    GRONA_BASE="http://127.0.0.1:$port"
+    log "== grona-mock listening on 127.0.0.1:$port (pid $GRONA_PID), database $db, $(nproc) cores, default event loops"
+}
+
+stop_grona() {
+    stop_process "$GRONA_PID" grona-mock
+    GRONA_PID=""
+}
+
+# One query against a database; a busy timeout, since the server may be writing (WAL lets the reader in).
+sql() {
+    timeout --kill-after=5 60 sqlite3 -cmd '.timeout 10000' "$1" "$2"
+}
+
+# Events stored so far. count(*) walks an index, which takes a while at millions of rows; `fast` reads
+# max(seq) instead, which equals the count here (events are only ever appended: nothing is deleted, and an
+# ignored duplicate takes no seq).
+stored_events() {
+    if [[ "${2:-}" == fast ]]; then
+        sql "$1" 'SELECT coalesce(max(seq), 0) FROM events'
+    else
+        sql "$1" 'SELECT count(*) FROM events'
+    fi
+}
+
+# One batch of BATCH events with curl, built here (not by the Lua script) so the endpoint is checked on its own.
+# Prints the status code; the answer lands in FILE.
+post_check_batch() {
+    local batch="$1" file="$2" i events="" tag="check$batch-$RANDOM$RANDOM"
+    for ((i = 1; i <= batch; i++)); do
+        events+="${events:+,}{\"eventID\":\"$tag-$i\",\"type\":\"exposure\",\"timestamp\":1764478799001,"
+        events+="\"sessionID\":\"s-1\",\"placement\":\"home_top\",\"screen\":{\"type\":\"home\"},\"visitID\":\"v-77\","
+        events+="\"campaignID\":\"home-hero\",\"variantID\":\"spring\",\"arm\":\"treatment\"}"
+    done
+    local body="{\"workspaceKey\":\"acme-market\",\"installID\":\"bench-$tag\","
+    body+="\"sdk\":{\"platform\":\"ios\",\"version\":\"1.4.0\"},\"app\":{\"id\":\"com.acme.market\",\"version\":\"5.2.0\"},"
+    body+="\"sentAt\":1764478800123,\"events\":[$events]}"
+    curl -sS --max-time 10 -o "$file" -w '%{http_code}' -X POST -H "Content-Type: application/json" \
+        --data-binary "$body" "$GRONA_BASE$EVENTS_PATH"
+}
+
+# Measuring an endpoint that refuses or rejects the events would be meaningless: a batch must be answered 200
+# with every event accepted, and be in the database by then. The first request is retried for up to 10 s in
+# case the socket is bound but not yet accepting.
+verify_events() {
+    local batch="$1" db="$2" status="" i
+    for ((i = 0; i < 20; i++)); do
+        kill -0 "$GRONA_PID" 2>/dev/null || die "grona-mock exited before answering"
+        status="$(post_check_batch "$batch" "$WORK/check.json" 2>/dev/null || true)"
+        [[ "$status" =~ ^[1-9][0-9][0-9]$ ]] && break
+        sleep 0.5
+    done
+    local expected="{\"accepted\":$batch,\"duplicates\":0,\"rejected\":[]}"
+    local answer
+    answer="$(tr -d ' \n' <"$WORK/check.json" 2>/dev/null || true)"
+    if [[ "$status" != 200 || "$answer" != "$expected" ]]; then
+        log "POST $EVENTS_PATH with $batch events answered HTTP '${status:-nothing}':"
+        head -c 2000 "$WORK/check.json" >&2 2>/dev/null || true
+        echo >&2
+        cat "$WORK/grona.err" >&2 || true
+        die "the events endpoint does not accept the benchmark's events (expected 200 $expected)"
+    fi
+    local stored
+    stored="$(stored_events "$db")" || die "could not read the events table of $db"
+    [[ "$stored" == "$batch" ]] || die "after a 200 for $batch events, the database holds $stored"
+    log "== POST $EVENTS_PATH with $batch events: HTTP 200 $answer; $stored rows in the events table"
+}
+
+# ---------------------------------------------------------------------------------------------------------
+# Measurement
+# ---------------------------------------------------------------------------------------------------------
+
+# ---- CPU accounting: who used the cores during a measured run ----------------------------------------
+# The comparison assumes an otherwise idle machine. The script measures where the CPU time went in each run
+# (grona-mock, wrk, everything else) so that a build or test run elsewhere on the machine shows up in the output
+# instead of as a quietly lower ratio. All figures are in clock ticks.
+
+# Busy ticks of the whole machine so far (all CPUs, everything but idle and iowait), from /proc/stat.
+machine_ticks() {
+    awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat
+}
+
+# Busy ticks of one process so far (user + system, all its threads), from /proc; empty if it is gone.
+process_ticks() {
+    # The command name in field 2 may contain spaces; fields are counted after its closing parenthesis.
+    awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null || true
+}
+
+# Busy ticks of this shell's finished children so far (the second line of `times`), which covers a child run by
+# run_child once it has been waited for, and what it waited for (wrk under timeout). Sets CHILDREN_TICKS rather
+# than printing: in a command substitution or a pipeline, `times` would run in a forked subshell, whose children
+# are its own (none), not this shell's.
+CHILDREN_TICKS=0
+children_ticks() {
+    times >"$WORK/times.txt"
+    CHILDREN_TICKS="$(awk -v hz="$HZ" 'NR == 2 {
+        t = 0
+        for (i = 1; i <= 2; i++) { split($i, p, "m"); sub(/s$/, "", p[2]); t += p[1] * 60 + p[2] }
+        printf "%.0f", t * hz
+    }' "$WORK/times.txt")"
+}
+
+# Busy ticks of each thread of a process so far, one "name ticks" line each: grona-mock names its event loop
+# threads grona-loop-N and its one SQLite writer grona-writer, which shows where the server's time went.
+thread_ticks() {
+    local task
+    for task in /proc/"$1"/task/*; do
+        [[ -r "$task/stat" ]] || continue
+        printf '%s %s\n' "$(tr ' ' '_' <"$task/comm" 2>/dev/null || echo "?")" \
+            "$(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "$task/stat" 2>/dev/null || echo 0)"
+    done
+}
+
+# Average cores over SECONDS for a number of ticks, with 2 decimals.
+cores() {
+    awk -v t="$1" -v hz="$HZ" -v d="$2" 'BEGIN { v = t / hz / d; if (v < 0) v = 0; printf "%.2f", v }'
+}
+
+# wrk prints each latency in its own unit (us, ms or s); the table uses milliseconds throughout.
+to_ms() {
+    awk -v v="$1" 'BEGIN {
+        n = v + 0
+        if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n += 0; else if (v ~ /m$/) n *= 60000; else if (v ~ /s$/) n *= 1000
+        printf "%.2fms", n
+    }'
+}
+
+# Reads one figure out of a saved wrk report: rps, requests, elapsed (seconds), p50, p99 or errors (a short
+# description, empty if none).
+wrk_figure() {
+    local file="$1"
+    case "$2" in
+        rps) awk '/^Requests\/sec:/ { print $2 }' "$file" ;;
+        # "  4101 requests in 5.09s, 608.74KB read"
+        requests) awk '/ requests in / { print $1; exit }' "$file" ;;
+        elapsed)
+            awk '/ requests in / {
+                v = $4; sub(/,$/, "", v); n = v + 0
+                if (v ~ /ms$/) n /= 1000; else if (v ~ /m$/) n *= 60
+                print n; exit
+            }' "$file"
+            ;;
+        p50) to_ms "$(awk '$1 == "50%" { print $2 }' "$file")" ;;
+        p99) to_ms "$(awk '$1 == "99%" { print $2 }' "$file")" ;;
+        errors)
+            {
+                grep -E '^ *Non-2xx or 3xx responses:' "$file" | sed -E 's/^ *//' || true
+                # Only non-zero socket error counts matter.
+                grep -E '^ *Socket errors:' "$file" | sed -E 's/^ *//' | grep -E '[1-9]' || true
+            } | paste -sd ';' -
+            ;;
+    esac
+}
+
+# A tag per wrk run, so that event ids never repeat across runs: "<kind><batch>-<epoch seconds>", as long as
+# plain_insert's prefix so that both store ids (and JSON blobs) of the same length.
+run_tag() { printf '%s%s-%s' "$1" "$2" "$(date +%s)"; }
+
+# ---- grona-mock, one batch size ------------------------------------------------------------------------
+
+measure_grona() {
+    local batch="$1"
+    local db="$WORK/events-$batch.sqlite"
+    local url script="bench/events/post-batch.lua"
+    log
+    log "== batches of $batch events"
+    start_grona "$db"
+    url="$GRONA_BASE$EVENTS_PATH"
+    verify_events "$batch" "$db"
+    # The schema to give plain_insert: grona-mock's own, from the first database it made.
+    if [[ ! -s "$WORK/schema.sql" ]]; then
+        sql "$db" .schema >"$WORK/schema.sql" || die "could not dump the schema of $db"
+        grep -q 'CREATE TABLE events' "$WORK/schema.sql" || die "the dumped schema has no events table"
+    fi
+
+    if ((WARMUP > 0)); then
+        log "== warming up grona-mock (${WARMUP}s)"
+        run_child wrk timeout --kill-after=5 "$((WARMUP + 20))" \
+            wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WARMUP}s" -s "$script" "$url" -- "$batch" "$(run_tag w "$batch")" \
+            >"$WORK/wrk-warmup-$batch.txt" || die "wrk warm-up failed"
+        local warm_errors
+        warm_errors="$(wrk_figure "$WORK/wrk-warmup-$batch.txt" errors)"
+        if [[ -n "$warm_errors" ]]; then
+            cat "$WORK/wrk-warmup-$batch.txt"
+            tail -n 20 "$WORK/grona.err" >&2 || true
+            die "grona-mock answered errors during the warm-up ($warm_errors); the Lua script's batches are refused"
+        fi
+    fi
+    # Let the requests the warm-up left in flight be committed before counting.
+    sleep 0.5
+    BEFORE[$batch]="$(stored_events "$db")"
+
+    log "== measuring grona-mock (${DURATION}s, batches of $batch)"
+    local m0 c0 g0 m1 c1 g1 t0 t1
+    m0="$(machine_ticks)"
+    children_ticks
+    c0="$CHILDREN_TICKS"
+    g0="$(process_ticks "$GRONA_PID")"
+    thread_ticks "$GRONA_PID" >"$WORK/threads-0.txt"
+    t0="$(date +%s.%N)"
+    run_child wrk timeout --kill-after=5 "$((DURATION + 30))" \
+        wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$script" "$url" \
+        -- "$batch" "$(run_tag m "$batch")" >"$WORK/wrk-$batch.txt" || die "wrk failed"
+    t1="$(date +%s.%N)"
+    m1="$(machine_ticks)"
+    children_ticks
+    c1="$CHILDREN_TICKS"
+    g1="$(process_ticks "$GRONA_PID")"
+    thread_ticks "$GRONA_PID" >"$WORK/threads-1.txt"
+    cat "$WORK/wrk-$batch.txt"
+    # The server must have lived through the load for the figures to mean anything.
+    if ! kill -0 "$GRONA_PID" 2>/dev/null || [[ -z "$g1" ]]; then die "grona-mock died during the run"; fi
+
+    # Approximate: the window also holds wrk's start and end, and loopback softirq work is charged to whichever
+    # process was running.
+    local seconds
+    seconds="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')"
+    GRONA_CORES[$batch]="$(cores "$((g1 - g0))" "$seconds")"
+    WRK_CORES[$batch]="$(cores "$((c1 - c0))" "$seconds")"
+    OTHER_CORES[$batch]="$(cores "$((m1 - m0 - (g1 - g0) - (c1 - c0)))" "$seconds")"
+    # Busy threads only, in name order: "grona-loop-0 0.41, grona-loop-1 0.38, grona-writer 0.52".
+    THREADS_CORES[$batch]="$(awk -v hz="$HZ" -v d="$seconds" '
+        NR == FNR { before[$1] += $2; next }
+        { after[$1] += $2 }
+        END { for (n in after) { c = (after[n] - before[n]) / hz / d; if (c >= 0.01) printf "%s %.2f\n", n, c } }
+    ' "$WORK/threads-0.txt" "$WORK/threads-1.txt" | sort | paste -sd ',' - | sed 's/,/, /g')"
+    log "== cpu during the wrk run: grona-mock ${GRONA_CORES[$batch]} cores (${THREADS_CORES[$batch]:-no busy thread})," \
+        "wrk ${WRK_CORES[$batch]} cores," \
+        "everything else ${OTHER_CORES[$batch]} cores (of $(nproc))"
+    if awk -v o="${OTHER_CORES[$batch]}" -v w="$OTHER_CPU_WARN" 'BEGIN { exit !(o + 0 > w + 0) }'; then
+        log "warning: other processes used ${OTHER_CORES[$batch]} cores during the run; the machine was not idle," \
+            "so grona-mock's figures are likely low"
+    fi
+
+    # Requests still in flight when wrk stopped are committed all the same; give them a moment, then count.
+    sleep 0.5
+    local after
+    after="$(stored_events "$db")"
+    RPS[$batch]="$(wrk_figure "$WORK/wrk-$batch.txt" rps)"
+    ELAPSED[$batch]="$(wrk_figure "$WORK/wrk-$batch.txt" elapsed)"
+    P50[$batch]="$(wrk_figure "$WORK/wrk-$batch.txt" p50)"
+    P99[$batch]="$(wrk_figure "$WORK/wrk-$batch.txt" p99)"
+    WRK_ERRORS[$batch]="$(wrk_figure "$WORK/wrk-$batch.txt" errors)"
+    local requests
+    requests="$(wrk_figure "$WORK/wrk-$batch.txt" requests)"
+    [[ -n "${RPS[$batch]}" && -n "${ELAPSED[$batch]}" && -n "$requests" ]] \
+        || die "could not read Requests/sec from wrk's output"
+    ACKED[$batch]="$((requests * batch))"
+    STORED[$batch]="$((after - BEFORE[$batch]))"
+    REJECTED[$batch]="$(sql "$db" 'SELECT count(*) FROM rejected_events')"
+    GRONA_JSON[$batch]="$(sql "$db" 'SELECT printf("%.1f", avg(length(json))) FROM events')"
+
+    # What was acknowledged must be stored (200 means durable); a little more may be stored: requests in flight
+    # when wrk stopped, at most one per connection.
+    local problems=()
+    ((STORED[$batch] >= ACKED[$batch])) \
+        || problems+=("only ${STORED[$batch]} events stored of ${ACKED[$batch]} acknowledged")
+    ((STORED[$batch] <= ACKED[$batch] + CONNECTIONS * batch)) \
+        || problems+=("${STORED[$batch]} events stored, more than the ${ACKED[$batch]} acknowledged plus those in flight")
+    ((REJECTED[$batch] == 0)) || problems+=("${REJECTED[$batch]} events rejected")
+    [[ -z "${WRK_ERRORS[$batch]}" ]] || problems+=("wrk: ${WRK_ERRORS[$batch]}")
+    CHECKS[$batch]="$(IFS=';'; echo "${problems[*]:-}")"
+    local non2xx
+    non2xx="$(awk '/Non-2xx or 3xx responses:/ { print $NF }' "$WORK/wrk-$batch.txt")"
+    log "== stored: ${BEFORE[$batch]} events before the run (check batch + warm-up), $after after:" \
+        "${STORED[$batch]} in the run; acknowledged by 200s: ${ACKED[$batch]} ($requests requests x $batch);" \
+        "rejected: ${REJECTED[$batch]}; non-2xx responses: ${non2xx:-0}"
+    [[ -z "${CHECKS[$batch]}" ]] || log "warning: ${CHECKS[$batch]}"
+
+    stop_grona
+    rm -f -- "$db" "$db-wal" "$db-shm"
+}
+
+# ---- the reference ---------------------------------------------------------------------------------------
+
+run_plain() {
+    local batch="$1" db="$WORK/plain-$batch.sqlite"
+    log "== plain_insert: ${BEFORE[$batch]} untimed rows, then ${STORED[$batch]} timed, in transactions of $batch"
+    run_child plain_insert timeout --kill-after=5 600 \
+        "$WORK/plain_insert" "$WORK/schema.sql" "$db" "$batch" "${BEFORE[$batch]}" "${STORED[$batch]}" \
+        >"$WORK/plain-$batch.txt" || die "plain_insert failed"
+    cat "$WORK/plain-$batch.txt"
+    PLAIN_RPS[$batch]="$(grep -oE 'rows_per_s=[0-9.]+' "$WORK/plain-$batch.txt" | cut -d= -f2)"
+    PLAIN_JSON[$batch]="$(grep -oE 'avg_json_bytes=[0-9.]+' "$WORK/plain-$batch.txt" | cut -d= -f2)"
+    [[ -n "${PLAIN_RPS[$batch]}" ]] || die "could not read rows_per_s from plain_insert's output"
+    # Same tables and indexes as grona-mock's, and every row there.
+    cmp -s <(sql "$db" .schema) "$WORK/schema.sql" || die "plain_insert's schema differs from grona-mock's"
+    local rows
+    rows="$(stored_events "$db")"
+    [[ "$rows" == "$((BEFORE[$batch] + STORED[$batch]))" ]] \
+        || die "plain_insert's database holds $rows rows, not $((BEFORE[$batch] + STORED[$batch]))"
+    rm -f -- "$db" "$db-wal" "$db-shm"
+}
+
+# ---- memory ------------------------------------------------------------------------------------------------
+
+# Resident memory of a process in KiB (VmRSS, or VmHWM for the peak); empty if it is gone.
+rss_kb() {
+    awk -v f="${2:-VmRSS}:" '$1 == f { print $2 }' "/proc/$1/status" 2>/dev/null || true
+}
+
+mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+
+# Grouped thousands, for event counts.
+thousands() { sed -E ':a; s/^([0-9]+)([0-9]{3})/\1,\2/; ta' <<<"$1"; }
+
+measure_memory() {
+    local db="$WORK/events-memory.sqlite" script="bench/events/post-batch.lua"
+    log
+    log "== memory: batches of $MEMORY_BATCH until $(thousands "$MEMORY_EVENTS") events are stored (at most ${MEMORY_TIMEOUT}s)"
+    # About 600 bytes per event with the indexes; ask for room before filling the disk.
+    local need avail
+    need=$((MEMORY_EVENTS * 700))
+    avail="$(df --output=avail -B1 "$WORK" | tail -n 1 | tr -d ' ')"
+    if [[ "$avail" =~ ^[0-9]+$ ]] && ((avail < need)); then
+        die "the memory run needs about $((need / 1024 / 1024)) MiB of disk in $WORK; $((avail / 1024 / 1024)) MiB are free"
+    fi
+    start_grona "$db"
+    verify_events "$MEMORY_BATCH" "$db"
+    local url="$GRONA_BASE$EVENTS_PATH"
+    # Samples every million events, or every fifth of the total for a small MEMORY_EVENTS.
+    MEM_STEP=1000000
+    ((MEMORY_EVENTS >= 2 * MEM_STEP)) || MEM_STEP=$((MEMORY_EVENTS / 5))
+
+    log "== rss at start: $(mib "$(rss_kb "$GRONA_PID")") MiB"
+    # wrk runs in the background for at most MEMORY_TIMEOUT; the loop below stops it once enough is stored.
+    CHILD_NAME=wrk
+    timeout --kill-after=5 "$((MEMORY_TIMEOUT + 30))" \
+        wrk -t"$THREADS" -c"$CONNECTIONS" -d"${MEMORY_TIMEOUT}s" --latency -s "$script" "$url" \
+        -- "$MEMORY_BATCH" "$(run_tag r "$MEMORY_BATCH")" >"$WORK/wrk-memory.txt" 2>&1 &
+    CHILD_PID=$!
+    local start now stored=0 rss next="$MEM_STEP" last_stored=0 last_time
+    start="$(date +%s.%N)"
+    last_time="$start"
+    : >"$WORK/rss.tsv"
+    printf '   %12s %10s %12s %10s\n' "events" "seconds" "events/s" "VmRSS"
+    while :; do
+        sleep "$MEMORY_SAMPLE_EVERY"
+        kill -0 "$GRONA_PID" 2>/dev/null || die "grona-mock died during the memory run"
+        rss="$(rss_kb "$GRONA_PID")"
+        stored="$(stored_events "$db" fast)" || die "could not read the events table of $db"
+        now="$(date +%s.%N)"
+        printf '%s\t%s\t%s\n' "$(awk -v a="$start" -v b="$now" 'BEGIN { printf "%.1f", b - a }')" "$stored" "$rss" \
+            >>"$WORK/rss.tsv"
+        if ((stored >= next)); then
+            # The sample that first crosses a step stands for that step.
+            ((${#MEM_BASE_KB} > 0)) || MEM_BASE_KB="$rss"
+            printf '   %12s %10s %12s %10s\n' "$(thousands "$stored")" \
+                "$(awk -v a="$start" -v b="$now" 'BEGIN { printf "%.0f", b - a }')" \
+                "$(awk -v s="$stored" -v l="$last_stored" -v a="$last_time" -v b="$now" 'BEGIN { printf "%.0f", (s - l) / (b - a) }')" \
+                "$(mib "$rss") MiB"
+            last_stored="$stored"
+            last_time="$now"
+            while ((next <= stored)); do next=$((next + MEM_STEP)); done
+        fi
+        if ((stored >= MEMORY_EVENTS)); then
+            MEM_DONE=1
+            break
+        fi
+        if ! kill -0 "$CHILD_PID" 2>/dev/null; then
+            MEM_NOTE="wrk stopped before $(thousands "$MEMORY_EVENTS") events were stored"
+            break
+        fi
+        if awk -v a="$start" -v b="$now" -v t="$MEMORY_TIMEOUT" 'BEGIN { exit !(b - a > t) }'; then
+            MEM_NOTE="not $(thousands "$MEMORY_EVENTS") events within ${MEMORY_TIMEOUT}s"
+            break
+        fi
+    done
+    MEM_LAST_KB="$rss"
+    MEM_SECONDS="$(awk -v a="$start" -v b="$now" 'BEGIN { printf "%.0f", b - a }')"
+    # SIGINT makes wrk stop and print its report (timeout passes the signal on); TERM and KILL follow if not.
+    kill -INT "$CHILD_PID" 2>/dev/null || true
+    local i
+    for ((i = 0; i < 50; i++)); do
+        kill -0 "$CHILD_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    stop_process "$CHILD_PID" wrk
+    CHILD_PID=""
+    [[ -n "$MEM_NOTE" ]] && log "warning: $MEM_NOTE"
+    sleep 1
+    MEM_PEAK_KB="$(rss_kb "$GRONA_PID" VmHWM)"
+    local idle_kb
+    idle_kb="$(rss_kb "$GRONA_PID")"
+    MEM_STORED="$(stored_events "$db")"
+    log "== end of the memory run: $(thousands "$MEM_STORED") events stored (count(*)) in ${MEM_SECONDS}s" \
+        "($(awk -v s="$MEM_STORED" -v d="$MEM_SECONDS" 'BEGIN { printf "%.0f", s / d }') events/s);" \
+        "VmRSS $(mib "$MEM_LAST_KB") MiB at the last sample under load, $(mib "$idle_kb") MiB 1 s after the load," \
+        "peak (VmHWM) $(mib "$MEM_PEAK_KB") MiB"
+    local errors
+    errors="$(wrk_figure "$WORK/wrk-memory.txt" errors)"
+    if grep -q 'requests in' "$WORK/wrk-memory.txt"; then
+        log "== wrk: $(grep 'requests in' "$WORK/wrk-memory.txt" | sed -E 's/^ *//'), p50 $(wrk_figure "$WORK/wrk-memory.txt" p50)," \
+            "p99 $(wrk_figure "$WORK/wrk-memory.txt" p99)${errors:+, }$errors"
+    fi
+    if [[ -n "$errors" ]]; then MEM_NOTE="${MEM_NOTE:+$MEM_NOTE; }wrk: $errors"; fi
+    local rejected
+    rejected="$(sql "$db" 'SELECT count(*) FROM rejected_events')"
+    ((rejected == 0)) || MEM_NOTE="${MEM_NOTE:+$MEM_NOTE; }$rejected events rejected"
+    stop_grona
+    rm -f -- "$db" "$db-wal" "$db-shm"
+}
+
+# ---------------------------------------------------------------------------------------------------------
+# Report
+# ---------------------------------------------------------------------------------------------------------
+
+report() {
+    local batch acked_s stored_s ratio verdict
+    echo
+    echo "== results: wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s --latency, POST $EVENTS_PATH, $(nproc) cores," \
+        "SQLite $(sqlite3 --version | cut -d' ' -f1)"
+    printf '%-6s %11s %13s %13s %9s %9s %13s %7s %10s\n' batch "requests/s" "events/s(200)" "events/s(db)" \
+        p50 p99 "plain rows/s" ratio "json B/row"
+    for batch in "${BATCH_SIZES[@]}"; do
+        acked_s="$(awk -v a="${ACKED[$batch]}" -v e="${ELAPSED[$batch]}" 'BEGIN { printf "%.0f", a / e }')"
+        stored_s="$(awk -v a="${STORED[$batch]}" -v e="${ELAPSED[$batch]}" 'BEGIN { printf "%.0f", a / e }')"
+        # The lower of the two rates, so that neither in-flight leftovers nor a miscount can flatter the ratio.
+        ratio="$(awk -v a="$acked_s" -v s="$stored_s" -v p="${PLAIN_RPS[$batch]}" \
+            'BEGIN { m = a < s ? a : s; printf "%.2f", m / p }')"
+        RATIO[$batch]="$ratio"
+        printf '%-6s %11s %13s %13s %9s %9s %13.0f %6sx %10s\n' "$batch" "${RPS[$batch]}" "$acked_s" "$stored_s" \
+            "${P50[$batch]}" "${P99[$batch]}" "${PLAIN_RPS[$batch]}" "$ratio" \
+            "${GRONA_JSON[$batch]}/${PLAIN_JSON[$batch]}"
+    done
+    echo "events/s(200) = requests/s x batch (acknowledged); events/s(db) = rows added to the events table during the"
+    echo "run / wrk's duration; ratio = the lower of the two / plain rows/s; json B/row = grona-mock / plain_insert"
+    for batch in "${BATCH_SIZES[@]}"; do
+        echo "cpu (batch $batch): grona-mock ${GRONA_CORES[$batch]} cores (${THREADS_CORES[$batch]:-}), wrk ${WRK_CORES[$batch]}," \
+            "everything else ${OTHER_CORES[$batch]}"
+    done
+    echo
+    echo "target: grona-mock events/s / plain insert rows/s ${TARGET_RATIO}x or better, for each batch size"
+    for batch in "${BATCH_SIZES[@]}"; do
+        if [[ -n "${CHECKS[$batch]}" ]]; then
+            verdict="BELOW TARGET (${CHECKS[$batch]})"
+        elif awk -v r="${RATIO[$batch]}" -v t="$TARGET_RATIO" 'BEGIN { exit !(r + 0 >= t + 0) }'; then
+            verdict="PASS"
+        else
+            verdict="BELOW TARGET"
+        fi
+        echo "batch $batch: ${RATIO[$batch]}x: $verdict"
+    done
+
+    echo
+    echo "target: VmRSS under $RSS_LIMIT_MIB MiB throughout, and flat: the last sample within" \
+        "$(awk -v t="$RSS_FLAT_TOLERANCE" 'BEGIN { printf "%d", t * 100 }') % of the first one past $(thousands "${MEM_STEP:-1000000}") events"
+    if [[ "$SKIP_MEMORY" == 1 ]]; then
+        echo "memory: skipped (SKIP_MEMORY=1)"
+        return
+    fi
+    local base last peak flat_limit
+    base="$(mib "${MEM_BASE_KB:-0}")"
+    last="$(mib "${MEM_LAST_KB:-0}")"
+    peak="$(mib "${MEM_PEAK_KB:-0}")"
+    flat_limit="$(awk -v b="${MEM_BASE_KB:-0}" -v t="$RSS_FLAT_TOLERANCE" 'BEGIN { print b * (1 + t) }')"
+    echo "memory: $(thousands "${MEM_STORED:-0}") events stored; VmRSS $base MiB past $(thousands "$MEM_STEP")," \
+        "$last MiB at the end, peak $peak MiB"
+    if [[ -z "$MEM_DONE" || -z "$MEM_BASE_KB" ]]; then
+        verdict="BELOW TARGET (${MEM_NOTE:-the run did not complete})"
+    elif ((${MEM_PEAK_KB:-0} >= RSS_LIMIT_MIB * 1024)); then
+        verdict="BELOW TARGET (peak $peak MiB)"
+    elif awk -v l="$MEM_LAST_KB" -v f="$flat_limit" 'BEGIN { exit !(l > f) }'; then
+        verdict="BELOW TARGET (grew from $base to $last MiB)"
+    elif [[ -n "$MEM_NOTE" ]]; then
+        verdict="BELOW TARGET ($MEM_NOTE)"
+    else
+        verdict="PASS"
+    fi
+    echo "memory: $verdict"
+}
+
+declare -A RATIO=()
+
+main() {
+    trap cleanup EXIT
+    # Turning signals into exits makes the EXIT trap do the cleanup in every case.
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+    # Paths in the script are relative to the repository root, wherever it is run from.
+    cd "$(dirname "${BASH_SOURCE[0]}")/.."
+    check_settings
+    ensure_tools
+    build_grona
+    WORK="$(mktemp -d "${TMPDIR:-/tmp}/grona-bench-events.XXXXXX")"
+    build_plain
+    log "== commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $(wrk --version 2>&1 | head -n 1 | cut -d' ' -f1-2)," \
+        "sqlite3 $(sqlite3 --version | cut -d' ' -f1), $(nproc) cores"
+    local batch
+    for batch in "${BATCH_SIZES[@]}"; do
+        measure_grona "$batch"
+    done
+    log
+    for batch in "${BATCH_SIZES[@]}"; do
+        run_plain "$batch"
+    done
+    if [[ "$SKIP_MEMORY" == 1 ]]; then
+        log
+        log "== memory run skipped (SKIP_MEMORY=1)"
+    else
+        measure_memory
+    fi
+    report
+}
+
+# Sourcing the file (to try out single functions) only defines them.
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
+    main "$@"
+fi
