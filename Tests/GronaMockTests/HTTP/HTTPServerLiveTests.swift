@@ -5,8 +5,8 @@ import Testing
 @Suite("HTTP server, live on 127.0.0.1")
 struct HTTPServerLiveTests {
     @Test("one keep-alive connection carries 100 requests")
-    func keepAliveCarriesManyRequests() async throws {
-        try await withLiveServer { server in
+    func keepAliveCarriesManyRequests() throws {
+        try withLiveServer { server in
             let client = try RawClient(port: server.port)
             for index in 0..<100 {
                 try client.send("GET /items/\(index) HTTP/1.1\r\nHost: localhost\r\n\r\n")
@@ -19,8 +19,8 @@ struct HTTPServerLiveTests {
     }
 
     @Test("10 pipelined requests are answered in request order, even when handlers finish out of order")
-    func pipelinedRequestsInOrder() async throws {
-        try await withLiveServer { server in
+    func pipelinedRequestsInOrder() throws {
+        try withLiveServer { server in
             let client = try RawClient(port: server.port)
             // Earlier requests take longer, so their handlers finish last.
             let requests = (0..<10).map { index in
@@ -36,8 +36,8 @@ struct HTTPServerLiveTests {
     }
 
     @Test("a chunked upload arrives whole")
-    func chunkedUpload() async throws {
-        try await withLiveServer { server in
+    func chunkedUpload() throws {
+        try withLiveServer { server in
             let client = try RawClient(port: server.port)
             try client.send("POST /echo HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n")
             try client.send("5\r\nhello\r\n")
@@ -50,8 +50,8 @@ struct HTTPServerLiveTests {
     }
 
     @Test("Expect: 100-continue gets 100 Continue before the body is sent")
-    func expectContinue() async throws {
-        try await withLiveServer { server in
+    func expectContinue() throws {
+        try withLiveServer { server in
             let client = try RawClient(port: server.port)
             try client.send(
                 "POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n")
@@ -65,8 +65,8 @@ struct HTTPServerLiveTests {
     }
 
     @Test("Expect: 100-continue with a body over the limit gets 413 without sending the body")
-    func expectContinueTooLarge() async throws {
-        try await withLiveServer { server in
+    func expectContinueTooLarge() throws {
+        try withLiveServer { server in
             let client = try RawClient(port: server.port)
             try client.send(
                 "POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5000\r\nExpect: 100-continue\r\n\r\n")
@@ -77,8 +77,8 @@ struct HTTPServerLiveTests {
     }
 
     @Test("HEAD gets the GET route's headers and no body")
-    func headRequest() async throws {
-        try await withLiveServer { server in
+    func headRequest() throws {
+        try withLiveServer { server in
             let client = try RawClient(port: server.port)
             try client.send("HEAD /hello HTTP/1.1\r\nHost: localhost\r\n\r\n")
             let head = try client.readResponse(forHead: true)
@@ -91,8 +91,8 @@ struct HTTPServerLiveTests {
     }
 
     @Test("an HTTP/1.0 client gets its answer and the connection closes, unless it asked for keep-alive")
-    func http10() async throws {
-        try await withLiveServer { server in
+    func http10() throws {
+        try withLiveServer { server in
             let plain = try RawClient(port: server.port)
             try plain.send("GET /hello HTTP/1.0\r\n\r\n")
             let response = try plain.readResponse()
@@ -110,8 +110,8 @@ struct HTTPServerLiveTests {
     }
 
     @Test("Connection: close is honoured after the response")
-    func connectionClose() async throws {
-        try await withLiveServer { server in
+    func connectionClose() throws {
+        try withLiveServer { server in
             let client = try RawClient(port: server.port)
             try client.send(
                 "GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -122,14 +122,14 @@ struct HTTPServerLiveTests {
     }
 
     @Test("a client that half-closes after its request still gets the answer to it")
-    func halfCloseAfterRequest() async throws {
+    func halfCloseAfterRequest() throws {
         let gate = Gate()
         defer { gate.open() }
-        try await withLiveServer(router: TestRoutes.router(gate: gate)) { server in
+        try withLiveServer(router: TestRoutes.router(gate: gate)) { server in
             let client = try RawClient(port: server.port)
             try client.send("GET /gate HTTP/1.1\r\nHost: x\r\n\r\n")
             client.finishSending()
-            #expect(await gate.waitForEntry())
+            #expect(gate.waitForEntry())
             gate.open()
             let response = try client.readResponse()
             #expect(response.text == "{\"gate\":\"passed\"}")
@@ -138,17 +138,17 @@ struct HTTPServerLiveTests {
     }
 
     @Test("a client that vanishes while its answer is pending does not disturb the server")
-    func clientResetWhileDeferred() async throws {
+    func clientResetWhileDeferred() throws {
         let gate = Gate()
         defer { gate.open() }
-        try await withLiveServer(router: TestRoutes.router(gate: gate)) { server in
+        try withLiveServer(router: TestRoutes.router(gate: gate)) { server in
             do {
                 let client = try RawClient(port: server.port)
                 try client.send("GET /gate HTTP/1.1\r\nHost: x\r\n\r\n")
-                #expect(await gate.waitForEntry())
+                #expect(gate.waitForEntry())
                 client.reset()
             }
-            try await Task.sleep(for: .milliseconds(50))
+            usleep(50_000)
             gate.open()
             let other = try RawClient(port: server.port)
             try other.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -157,8 +157,8 @@ struct HTTPServerLiveTests {
     }
 
     @Test("404 and 405 carry the contract's JSON error body; 405 lists Allow")
-    func notFoundAndMethodNotAllowed() async throws {
-        try await withLiveServer { server in
+    func notFoundAndMethodNotAllowed() throws {
+        try withLiveServer { server in
             let client = try RawClient(port: server.port)
             try client.send("GET /missing HTTP/1.1\r\nHost: x\r\n\r\n")
             let missing = try client.readResponse()
@@ -176,8 +176,8 @@ struct HTTPServerLiveTests {
 @Suite("HTTP server rejections on a raw socket")
 struct HTTPServerRejectionTests {
     @Test("request line and headers over 16 KiB: 431 and close")
-    func headersTooLarge() async throws {
-        try await withLiveServer { server in
+    func headersTooLarge() throws {
+        try withLiveServer { server in
             let client = try RawClient(port: server.port)
             try client.send("GET /hello HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 17_000))\r\n\r\n")
             let response = try client.readResponse()
@@ -189,8 +189,8 @@ struct HTTPServerRejectionTests {
     }
 
     @Test("more than 100 header fields: 431")
-    func tooManyHeaders() async throws {
-        try await withLiveServer { server in
+    func tooManyHeaders() throws {
+        try withLiveServer { server in
             let client = try RawClient(port: server.port)
             let fields = (0..<101).map { "X-\($0): v\r\n" }.joined()
             try client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\(fields)\r\n")
@@ -199,8 +199,8 @@ struct HTTPServerRejectionTests {
     }
 
     @Test("a body over the route's limit: 413 from Content-Length, before the body is read")
-    func bodyTooLarge() async throws {
-        try await withLiveServer { server in
+    func bodyTooLarge() throws {
+        try withLiveServer { server in
             let client = try RawClient(port: server.port)
             try client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n")
             let response = try client.readResponse()
@@ -211,8 +211,8 @@ struct HTTPServerRejectionTests {
     }
 
     @Test("a chunked body that passes the limit: 413")
-    func chunkedBodyTooLarge() async throws {
-        try await withLiveServer { server in
+    func chunkedBodyTooLarge() throws {
+        try withLiveServer { server in
             let client = try RawClient(port: server.port)
             try client.send("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
             try client.send("200\r\n\(String(repeating: "a", count: 512))\r\n")
@@ -222,8 +222,8 @@ struct HTTPServerRejectionTests {
     }
 
     @Test("headers not complete within the header timeout: 408 and close")
-    func headerTimeout() async throws {
-        try await withLiveServer { server in
+    func headerTimeout() throws {
+        try withLiveServer { server in
             let client = try RawClient(port: server.port)
             try client.send("GET /hello HTTP/1.1\r\nHost: x\r\n")
             let response = try client.readResponse()
@@ -234,8 +234,8 @@ struct HTTPServerRejectionTests {
     }
 
     @Test("bytes trickled slowly do not extend the header timeout")
-    func trickleDoesNotExtendTimeout() async throws {
-        try await withLiveServer { server in
+    func trickleDoesNotExtendTimeout() throws {
+        try withLiveServer { server in
             let client = try RawClient(port: server.port)
             let started = Date()
             var answered = false
@@ -246,7 +246,7 @@ struct HTTPServerRejectionTests {
                     answered = true
                     break
                 }
-                try await Task.sleep(for: .milliseconds(40))
+                usleep(40_000)
                 if Date().timeIntervalSince(started) > 1.5 { break }
             }
             let response = try client.readResponse()
@@ -255,8 +255,8 @@ struct HTTPServerRejectionTests {
     }
 
     @Test("an idle keep-alive connection is closed after the idle timeout")
-    func idleTimeout() async throws {
-        try await withLiveServer { server in
+    func idleTimeout() throws {
+        try withLiveServer { server in
             let client = try RawClient(port: server.port)
             try client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(try client.readResponse().status == 200)
@@ -274,8 +274,8 @@ struct HTTPServerRejectionTests {
             "GET /hello HTTP/1.1\r\nHost: x\r\n folded\r\n\r\n",
             "GET  /hello HTTP/1.1\r\nHost: x\r\n\r\n",
         ])
-    func framingErrors(request: String) async throws {
-        try await withLiveServer { server in
+    func framingErrors(request: String) throws {
+        try withLiveServer { server in
             let client = try RawClient(port: server.port)
             try client.send(request)
             let response = try client.readResponse()
@@ -287,8 +287,8 @@ struct HTTPServerRejectionTests {
     }
 
     @Test("responses already owed are sent before the error that ends a pipeline")
-    func errorAfterPipelinedRequest() async throws {
-        try await withLiveServer { server in
+    func errorAfterPipelinedRequest() throws {
+        try withLiveServer { server in
             let client = try RawClient(port: server.port)
             try client.send("GET /later/50?id=a HTTP/1.1\r\nHost: x\r\n\r\nGARBAGE\r\n\r\n")
             let first = try client.readResponse()
@@ -298,12 +298,12 @@ struct HTTPServerRejectionTests {
     }
 
     @Test("connections beyond the cap are refused with 503, not dropped")
-    func connectionCap() async throws {
+    func connectionCap() throws {
         var configuration = testServerConfiguration()
         configuration.maxConnections = 2
         configuration.idleTimeout = .seconds(5)
         configuration.headerTimeout = .seconds(5)
-        try await withLiveServer(configuration) { server in
+        try withLiveServer(configuration) { server in
             let first = try RawClient(port: server.port)
             let second = try RawClient(port: server.port)
             try first.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -322,14 +322,14 @@ struct HTTPServerRejectionTests {
 @Suite("HTTP server shutdown")
 struct HTTPServerShutdownTests {
     @Test("shutdown lets a request in flight get its answer, then stops")
-    func shutdownWithRequestInFlight() async throws {
+    func shutdownWithRequestInFlight() throws {
         let gate = Gate()
         let server = try HTTPServer.start(
             configuration: testServerConfiguration(), router: TestRoutes.router(gate: gate), logger: .silent)
         defer { gate.open() }
         let client = try RawClient(port: server.port)
         try client.send("GET /gate HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(await gate.waitForEntry())
+        #expect(gate.waitForEntry())
         server.shutdown()
         gate.open()
         let response = try client.readResponse()
@@ -341,7 +341,7 @@ struct HTTPServerShutdownTests {
     }
 
     @Test("shutdown closes idle connections at once and returns")
-    func shutdownClosesIdle() async throws {
+    func shutdownClosesIdle() throws {
         let server = try HTTPServer.start(
             configuration: testServerConfiguration(), router: TestRoutes.router(), logger: .silent)
         let client = try RawClient(port: server.port)

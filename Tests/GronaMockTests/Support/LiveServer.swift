@@ -5,11 +5,11 @@ import GronaMock
 func withLiveServer<T>(
     _ configuration: HTTPServer.Configuration = testServerConfiguration(),
     router: Router = TestRoutes.router(), logger: Logger = .silent,
-    _ body: (HTTPServer) async throws -> T
-) async throws -> T {
+    _ body: (HTTPServer) throws -> T
+) throws -> T {
     let server = try HTTPServer.start(configuration: configuration, router: router, logger: logger)
     do {
-        let result = try await body(server)
+        let result = try body(server)
         server.shutdown()
         server.wait()
         return result
@@ -41,14 +41,11 @@ final class Gate: Sendable {
         opened.wait()
     }
 
-    /// Waits until a handler is inside the gate (false after `seconds`).
-    func waitForEntry(seconds: Double = 5) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if entered.wait(timeout: .now()) == .success { return true }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return false
+    /// Waits until a handler is inside the gate (false after `seconds`). Blocking on purpose: a test that
+    /// awaited here would need a free cooperative thread to resume, which other tests' blocking socket
+    /// reads can hold on a 2-core machine.
+    func waitForEntry(seconds: Double = 10) -> Bool {
+        entered.wait(timeout: .now() + seconds) == .success
     }
 
     func open() { opened.signal() }
