@@ -35,6 +35,12 @@ public final class GronaMockServer: Sendable {
     public static func start(
         _ configuration: GronaMockConfiguration, logger: Logger = Logger()
     ) throws(StartupError) -> GronaMockServer {
+        for (option, directory) in [
+            ("--workspaces", configuration.workspacesDirectory), ("--keys", configuration.keysDirectory),
+        ]
+        where !FileSystem.isDirectory(directory) {
+            throw StartupError("\(option) \(directory) is not a directory (run from the repository root, or name it)")
+        }
         let clock = ServerClock()
         let database: Database
         do {

@@ -91,7 +91,7 @@ enum ConfigCommand {
             let counts = [errors > 0 ? plural(errors, "error") : nil, warnings > 0 ? plural(warnings, "warning") : nil]
                 .compactMap { $0 }
             Console.out(
-                "\(file): \(errors > 0 ? "not served" : "ok")\(summary)"
+                "\(file): \(errors > 0 ? "would not be served" : "ok")\(summary)"
                     + (counts.isEmpty ? "" : ", \(counts.joined(separator: ", "))"))
             for problem in problems { Console.out("  \(problem.severity.rawValue): \(problem)") }
         }

@@ -23,7 +23,7 @@ enum ServeCommand {
             help: "Signing keys, one <kid>.pem (PKCS#8) each."),
         .value(
             "db", "FILE", environment: "GRONA_MOCK_DB", default: "./grona-mock.sqlite",
-            help: "SQLite file for received events; :memory: keeps them in memory."),
+            help: "SQLite file for events and configuration revisions; :memory: keeps them in memory."),
         .value(
             "static", "DIR", environment: "GRONA_MOCK_STATIC",
             help: "Serve the files of DIR under /_mock/static/<name>."),

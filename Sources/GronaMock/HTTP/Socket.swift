@@ -22,7 +22,8 @@ enum Socket {
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0, let first = list else {
-            throw SystemError("getaddrinfo(\(host))", errno: status == EAI_SYSTEM ? lastErrno() : EINVAL)
+            if status == EAI_SYSTEM { throw SystemError("getaddrinfo(\(host))", errno: lastErrno()) }
+            throw SystemError(call: "resolving \(host)", reason: String(cString: gai_strerror(status)))
         }
         defer { freeaddrinfo(list) }
 

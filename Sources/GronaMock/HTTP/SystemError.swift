@@ -8,10 +8,19 @@ import Darwin
 public struct SystemError: Error, Sendable, CustomStringConvertible {
     public let call: String
     public let errno: Int32
+    /// The reason when it is not an errno (a resolver's own error).
+    private let reason: String?
 
     public init(_ call: String, errno: Int32) {
         self.call = call
         self.errno = errno
+        reason = nil
+    }
+
+    init(call: String, reason: String) {
+        self.call = call
+        errno = 0
+        self.reason = reason
     }
 
     /// The error of the call that just failed.
@@ -24,6 +33,7 @@ public struct SystemError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        "\(call) failed: \(String(cString: strerror(errno))) (errno \(errno))"
+        if let reason { return "\(call) failed: \(reason)" }
+        return "\(call) failed: \(String(cString: strerror(errno))) (errno \(errno))"
     }
 }

@@ -206,6 +206,8 @@ public final class WorkspaceRegistry: Sendable {
             logger.warning(
                 "keeping the last good revision",
                 [("workspace", previous.workspace.key), ("revision", String(previous.configuration.revision))])
+        } else {
+            logger.warning("workspace not served until its file is fixed", [("file", path)])
         }
         return FileReport(
             path: path, outcome: .rejected(keptRevision: previous?.configuration.revision), problems: problems)

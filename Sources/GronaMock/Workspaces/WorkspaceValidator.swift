@@ -96,7 +96,9 @@ public enum WorkspaceValidator {
                 } else if kids.contains(kid) {
                     problems.error(listPath.appending(index), "key \"\(kid)\" is listed twice")
                 } else if !keyIDs.contains(kid) {
-                    problems.error(listPath.appending(index), "no key \"\(kid)\": expected keys/\(kid).pem")
+                    problems.error(
+                        listPath.appending(index), "no key \"\(kid)\" in the keys directory (expected \(kid).pem there)"
+                    )
                 } else {
                     kids.append(kid)
                 }

@@ -56,7 +56,7 @@ struct KeysAndConfigCommandTests {
         let bad = try BinaryRunner.run(
             ["config", "validate", "--workspaces", fixture.workspaces.path, "--keys", fixture.keys.path])
         #expect(bad.status == 1)
-        #expect(bad.stdout.contains("broken.json: not served (2 campaigns), 1 error"))
+        #expect(bad.stdout.contains("broken.json: would not be served (2 campaigns), 1 error"))
         #expect(bad.stdout.contains(#"error: campaigns[0].placement: unknown placement "home_topp""#))
     }
 

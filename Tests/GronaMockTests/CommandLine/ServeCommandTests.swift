@@ -81,3 +81,28 @@ struct ServeCommandTests {
         #expect(log.contains("method=GET path=/_mock/health status=200"))
     }
 }
+
+@Suite("grona-mock serve start-up errors")
+struct ServeStartupTests {
+    @Test("a missing workspaces or keys directory stops the start with exit 1 and the reason")
+    func missingDirectories() throws {
+        let result = try BinaryRunner.run([
+            "serve", "--port", "0", "--db", ":memory:", "--workspaces", "/nonexistent/ws",
+        ])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("--workspaces /nonexistent/ws is not a directory"))
+        let keys = try BinaryRunner.run(["serve", "--port", "0", "--db", ":memory:", "--keys", "/nonexistent/keys"])
+        #expect(keys.status == 1)
+        #expect(keys.stderr.contains("--keys /nonexistent/keys is not a directory"))
+    }
+
+    @Test("an unresolvable host says why")
+    func badHost() throws {
+        let result = try BinaryRunner.run([
+            "serve", "--port", "0", "--db", ":memory:", "--host", "no-such-host.invalid",
+        ])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("resolving no-such-host.invalid failed"))
+        #expect(!result.stderr.contains("Invalid argument"))
+    }
+}

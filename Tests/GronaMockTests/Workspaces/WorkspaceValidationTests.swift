@@ -184,7 +184,7 @@ extension WorkspaceValidationTests {
         Row("grantKeys empty", [set("signing.grantKeys", [])], .error("signing.grantKeys", "must not be empty")),
         Row(
             "config key that does not exist", [set("signing.configKeys[1]", "cfg-9")],
-            .error("signing.configKeys[1]", #"no key "cfg-9": expected keys/cfg-9.pem"#)),
+            .error("signing.configKeys[1]", #"no key "cfg-9" in the keys directory (expected cfg-9.pem there)"#)),
         Row(
             "config key listed twice", [set("signing.configKeys[1]", "cfg-1")],
             .error("signing.configKeys[1]", #"key "cfg-1" is listed twice"#)),
