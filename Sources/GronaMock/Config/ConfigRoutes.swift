@@ -1,8 +1,9 @@
 /// The Grona configuration endpoints (contract §4 and §6) and the SDK's one-call setup.
 enum ConfigRoutes {
     static func register(on router: inout Router, registry: WorkspaceRegistry, maxAge: Int, faults: FaultEngine) {
-        router.on(.get, "/v1/mobile/workspaces/{workspaceKey}/config") { request in
-            try configuration(request, registry: registry, maxAge: maxAge)
+        router.on(.get, "/v1/mobile/workspaces/{workspaceKey}/config", faults: faults, endpoint: .config) {
+            request, fault in
+            try configuration(request, registry: registry, maxAge: maxAge, fault: fault)
         }
         router.on(.get, "/v1/mobile/workspaces/{workspaceKey}/jwks.json") { request in
             let entry = try lookup(request, registry)
@@ -22,11 +23,13 @@ enum ConfigRoutes {
         }
     }
 
-    /// The signed document: strong ETag, 304 on a match, gzip when accepted (contract §4).
-    private static func configuration(_ request: HTTPRequest, registry: WorkspaceRegistry, maxAge: Int) throws
-        -> HTTPResponse
-    {
-        let configuration = try lookup(request, registry).configuration
+    /// The signed document: strong ETag, 304 on a match, gzip when accepted (contract §4). A configuration
+    /// fault serves a tampered document instead, with its own ETag.
+    private static func configuration(
+        _ request: HTTPRequest, registry: WorkspaceRegistry, maxAge: Int, fault: FaultAction?
+    ) throws -> HTTPResponse {
+        var configuration = try lookup(request, registry).configuration
+        if let fault { configuration = try ConfigFaults.tampered(configuration, with: fault) }
         let gzip = ContentNegotiation.acceptsGzip(request.headers)
         let etag = gzip ? configuration.gzipETag : configuration.etag
         var headers: HTTPHeaders = [

@@ -10,6 +10,8 @@ enum EventsRoutes {
         on router: inout Router, registry: WorkspaceRegistry, store: EventStore, clock: ServerClock, faults: FaultEngine
     ) {
         router.on(.post, "/v1/mobile/events", bodyLimit: maxRawBytes) { request, responder in
+            // Events have no endpoint-specific faults: only the generic kinds apply.
+            guard let responder = faults.intercept(.events, responder)?.responder else { return }
             let batch: EventBatch
             let rejections: [(Int, String?, EventRejection)]
             do {

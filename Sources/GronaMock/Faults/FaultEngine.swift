@@ -1,20 +1,75 @@
+import Synchronization
+
 /// Injected faults (contract §8): rules that make the Grona endpoints fail in the ways an SDK must survive.
 ///
-/// The endpoints consult `decide(for:)` once per request; the `/_mock/faults` API adds, lists and clears
-/// rules. (The rules themselves are being built: until then no rule ever fires.)
+/// The endpoints consult `decide(for:)` once per request; the `/_mock/faults` API adds, lists and removes
+/// rules. Rules are checked in the order they were added and the first that fires applies; the state is
+/// behind one lock, so concurrent requests each see a consistent count and draw.
 public final class FaultEngine: Sendable {
     /// The endpoints a rule can target.
     public enum Endpoint: String, Sendable, CaseIterable {
         case config, grants, events
     }
 
+    private struct State {
+        var rules: [FaultRule] = []
+        /// Ids are never reused, so a stale id cannot remove a newer rule.
+        var nextID = 1
+    }
+
+    private let state = Mutex(State())
+
     public init() {}
 
     /// The fault to apply to this request, if a rule fires for it.
-    func decide(for endpoint: Endpoint) -> FaultAction? { nil }
+    func decide(for endpoint: Endpoint) -> FaultAction? {
+        state.withLock { state in
+            var chosen: FaultAction?
+            for index in state.rules.indices where state.rules[index].target.matches(endpoint) {
+                if state.rules[index].take(canFire: chosen == nil) { chosen = state.rules[index].action }
+            }
+            return chosen
+        }
+    }
 
-    /// Removes every rule (`POST /_mock/reset`).
-    public func clear() {}
+    /// Adds a rule and returns it as listed, with its id.
+    func add(_ rule: FaultRule) -> JSONObject {
+        state.withLock { state in
+            var rule = rule
+            rule.id = "fault-\(state.nextID)"
+            state.nextID += 1
+            state.rules.append(rule)
+            return rule.listing
+        }
+    }
+
+    /// Every rule, oldest first, with how often each fired and how many fires it has left.
+    func listing() -> [JSONObject] {
+        state.withLock { $0.rules.map(\.listing) }
+    }
+
+    func listing(id: String) -> JSONObject? {
+        state.withLock { state in state.rules.first { $0.id == id }?.listing }
+    }
+
+    /// Removes one rule; false when there is none with that id.
+    func remove(id: String) -> Bool {
+        state.withLock { state in
+            guard let index = state.rules.firstIndex(where: { $0.id == id }) else { return false }
+            state.rules.remove(at: index)
+            return true
+        }
+    }
+
+    /// Removes every rule (`DELETE /_mock/faults`, `POST /_mock/reset`) and says how many there were.
+    @discardableResult
+    public func clear() -> Int {
+        state.withLock { state in
+            let count = state.rules.count
+            state.rules.removeAll()
+            return count
+        }
+    }
 }
 
 /// What a firing rule does to one request.
@@ -22,6 +77,7 @@ enum FaultAction: Sendable, Equatable {
     case status(code: Int, retryAfterSeconds: Int?)
     case delay(milliseconds: Int)
     case dropConnection
+    /// Cut the body after this many bytes; nil cuts it in half.
     case truncateBody(afterBytes: Int?)
     case configBadSignature
     case configUnknownKeyID
@@ -30,4 +86,29 @@ enum FaultAction: Sendable, Equatable {
     case grantOtherCustomer
     case grantOtherAudience
     case grantUnsigned
+}
+
+/// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators", 2014; Vigna's
+/// reference `splitmix64.c`): the generator behind probabilistic fault rules. It is fixed, so that a seed
+/// gives the same fires on every machine and in every version, and anyone can predict them offline.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    public private(set) var state: UInt64
+
+    public init(seed: UInt64) {
+        state = seed
+    }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// Whether a draw fires at `probability`: its top 53 bits, as a fraction of 2^53, fall below it. So 0
+    /// never fires and 1 always does.
+    public static func fires(_ draw: UInt64, probability: Double) -> Bool {
+        Double(draw >> 11) * 0x1p-53 < probability
+    }
 }

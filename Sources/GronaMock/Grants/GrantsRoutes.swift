@@ -13,24 +13,31 @@ enum GrantsRoutes {
 
     static func register(on router: inout Router, registry: WorkspaceRegistry, clock: ServerClock, faults: FaultEngine)
     {
-        router.on(.post, "/v1/mobile/grants", bodyLimit: bodyLimit) { request in
-            try grants(request, registry: registry, clock: clock)
+        router.on(.post, "/v1/mobile/grants", bodyLimit: bodyLimit, faults: faults, endpoint: .grants) {
+            request, fault in
+            try grants(request, registry: registry, clock: clock, fault: fault)
         }
     }
 
-    private static func grants(_ request: HTTPRequest, registry: WorkspaceRegistry, clock: ServerClock) throws
-        -> HTTPResponse
-    {
+    /// A grant fault issues grants that must be refused (expired, for another customer, unsigned…).
+    private static func grants(
+        _ request: HTTPRequest, registry: WorkspaceRegistry, clock: ServerClock, fault: FaultAction?
+    ) throws -> HTTPResponse {
         try refuseCredentialsInQuery(request, registry: registry)
         guard let secret = bearerToken(request.headers), let entry = registry.entry(forSecret: secret) else {
             throw HTTPError.unauthorized
         }
         let customerID = try readCustomerID(request)
         let now = clock.nowSeconds()
-        let claims = GrantIssuer.claims(for: customerID, in: entry.workspace, now: now)
+        var claims = GrantIssuer.claims(for: customerID, in: entry.workspace, now: now)
+        if let fault { claims = GrantFaults.apply(fault, to: claims, ttl: entry.workspace.grantTTLSeconds, now: now) }
         let tokens: [String]
         do {
-            tokens = try GrantIssuer.sign(claims, workspace: entry.workspace, keys: registry.keys)
+            if fault == .grantUnsigned, let kid = entry.workspace.grantKeyIDs.first {
+                tokens = GrantFaults.unsigned(claims, kid: kid)
+            } else {
+                tokens = try GrantIssuer.sign(claims, workspace: entry.workspace, keys: registry.keys)
+            }
         } catch {
             throw HTTPError(.internalServerError, code: "signing_failed", message: "\(error)")
         }
