@@ -52,9 +52,12 @@ public final class GronaMockServer: Sendable {
             directory: configuration.workspacesDirectory, keys: loadKeys(configuration.keysDirectory, logger),
             revisions: ConfigRevisionStore(database: database), clock: clock, logger: logger)
         workspaces.loadDirectory()
+        let metrics = Metrics()
         let storeReference = Late<EventStore>()
         let waiters = EventWaiters { storeReference.value }
-        let events = EventStore(database: database, maxEvents: configuration.maxEvents, logger: logger) { touched in
+        let events = EventStore(
+            database: database, maxEvents: configuration.maxEvents, logger: logger, metrics: metrics
+        ) { touched in
             waiters.committed(touched)
         }
         storeReference.value = events
@@ -67,7 +70,7 @@ public final class GronaMockServer: Sendable {
         EventsRoutes.register(on: &router, registry: workspaces, store: events, clock: clock, faults: faults)
         EventInspectionRoutes.register(on: &router, store: events, waiters: waiters)
         FaultRoutes.register(on: &router, engine: faults)
-        let grants = GrantLog()
+        let grants = GrantLog { metrics.add("grona_grants_issued_total", $0) }
         WorkspaceRoutes.register(on: &router, registry: workspaces, events: events, grants: grants)
         ClockRoutes.register(on: &router, clock: clock)
         ViolationRoutes.register(on: &router, store: events, registry: workspaces, grants: grants, clock: clock)
@@ -77,6 +80,11 @@ public final class GronaMockServer: Sendable {
             method == .post && pattern == "/v1/mobile/grants"
         }
         router.wrapHandlers(where: isGrants, grants.observing)
+        let serverReference = Late<HTTPServer>()
+        MetricsRoutes.register(on: &router, metrics: metrics, events: events) {
+            serverReference.value?.openConnections ?? 0
+        }
+        router.wrapAllHandlers { method, pattern, handler in metrics.timing(route: pattern, method: method, handler) }
         if let token = configuration.adminToken { AdminToken.protect(&router, token: token) }
         if let directory = configuration.staticDirectory {
             let files = try StaticFiles.load(from: directory)
@@ -91,6 +99,7 @@ public final class GronaMockServer: Sendable {
             let address = "\(configuration.http.host):\(configuration.http.port)"
             throw StartupError("cannot listen on \(address): \(error)")
         }
+        serverReference.value = server
         let watcher = WorkspaceWatcher(registry: workspaces, interval: configuration.reloadInterval)
         return GronaMockServer(
             configuration: configuration, server: server, workspaces: workspaces, clock: clock, watcher: watcher,

@@ -5,9 +5,26 @@ public final class EventStore: Sendable {
     let writer: EventWriter?
 
     /// A store that writes: the server's. `onCommit` hears of every commit (the `wait` long-polls).
-    init(database: Database, maxEvents: Int?, logger: Logger, onCommit: @escaping @Sendable (Set<String>) -> Void) {
+    init(
+        database: Database, maxEvents: Int?, logger: Logger, metrics: Metrics? = nil,
+        onCommit: @escaping @Sendable (Set<String>) -> Void
+    ) {
         self.database = database
-        writer = EventWriter(database: database, maxEvents: maxEvents, logger: logger, onCommit: onCommit)
+        writer = EventWriter(
+            database: database, maxEvents: maxEvents, logger: logger, metrics: metrics, onCommit: onCommit)
+    }
+
+    /// The database's size on disk: its pages and its write-ahead log.
+    public func databaseBytes() -> Int64 {
+        let pages =
+            (try? database.withReader { connection throws(SQLiteError) in
+                Int64(try connection.scalarText("PRAGMA page_count") ?? "0") ?? 0
+            }) ?? 0
+        let pageSize =
+            (try? database.withReader { connection throws(SQLiteError) in
+                Int64(try connection.scalarText("PRAGMA page_size") ?? "0") ?? 0
+            }) ?? 0
+        return pages * pageSize + (FileSystem.size(database.path + "-wal") ?? 0)
     }
 
     /// A store that only reads: the command line's, on the database file, with or without a server running.

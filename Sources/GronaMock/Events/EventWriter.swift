@@ -23,10 +23,13 @@ final class EventWriter: Sendable {
     /// With a bound, the oldest events are dropped after each commit to keep at most this many.
     private let maxEvents: Int?
     private let logger: Logger
+    private let metrics: Metrics?
 
     init(
-        database: Database, maxEvents: Int?, logger: Logger, onCommit: @escaping @Sendable (Set<String>) -> Void
+        database: Database, maxEvents: Int?, logger: Logger, metrics: Metrics? = nil,
+        onCommit: @escaping @Sendable (Set<String>) -> Void
     ) {
+        self.metrics = metrics
         self.database = database
         self.maxEvents = maxEvents
         self.logger = logger
@@ -113,6 +116,17 @@ final class EventWriter: Sendable {
             results = Array(repeating: .failure(error), count: results.count + group.count)
             deleted = Array(repeating: .failure(error), count: group.count)
             touched = []
+        }
+        if let metrics {
+            var written = 0
+            for (job, result) in zip(group.filter { if case .write = $0 { true } else { false } }, results) {
+                guard case .write(let batch, _) = job, let counts = try? result.get() else { continue }
+                metrics.add("grona_events_accepted_total", counts.accepted)
+                metrics.add("grona_events_duplicate_total", counts.duplicates)
+                metrics.add("grona_events_rejected_total", batch.rejected.count)
+                written += batch.accepted.count + batch.rejected.count
+            }
+            if written > 0 { metrics.recordCommit(events: written) }
         }
         var writes = results.makeIterator()
         var deletes = deleted.makeIterator()

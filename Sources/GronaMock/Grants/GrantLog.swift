@@ -11,10 +11,15 @@ public final class GrantLog: Sendable {
     }
 
     private let issued = Mutex<Set<Issued>>([])
+    private let onIssued: @Sendable (Int) -> Void
 
-    public init() {}
+    /// `onIssued` hears how many grants each answer handed out (the metrics count them).
+    public init(onIssued: @escaping @Sendable (Int) -> Void = { _ in }) {
+        self.onIssued = onIssued
+    }
 
     func record(_ claims: [GrantClaims]) {
+        onIssued(claims.count)
         issued.withLock { set in
             for claim in claims {
                 set.insert(

@@ -97,6 +97,15 @@ public struct Router: Sendable {
         }
     }
 
+    /// Wraps every route's handler, telling the wrapper the route's method and pattern (metrics).
+    public mutating func wrapAllHandlers(_ wrap: (HTTPMethod, String, @escaping HTTPHandler) -> HTTPHandler) {
+        routes = routes.map { route in
+            Route(
+                method: route.method, pattern: route.pattern, segments: route.segments, bodyLimit: route.bodyLimit,
+                handler: wrap(route.method, route.pattern, route.handler))
+        }
+    }
+
     public func match(_ method: HTTPMethod, path: Substring) -> Match {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         var allowed: [HTTPMethod] = []

@@ -56,6 +56,13 @@ public enum FileSystem {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
+    /// A file's size in bytes, or nil when it does not exist.
+    public static func size(_ path: String) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int64(info.st_size)
+    }
+
     public static func exists(_ path: String) -> Bool {
         access(path, F_OK) == 0
     }

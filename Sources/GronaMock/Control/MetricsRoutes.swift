@@ -1,0 +1,21 @@
+/// `GET /_mock/metrics`: Prometheus text format, for load tests and dashboards.
+enum MetricsRoutes {
+    static let configRoute = "/v1/mobile/workspaces/{workspaceKey}/config"
+
+    static func register(
+        on router: inout Router, metrics: Metrics, events: EventStore, openConnections: @escaping @Sendable () -> Int
+    ) {
+        router.on(.get, "/_mock/metrics") { _ in
+            let text = metrics.render(gauges: [
+                ("grona_open_connections", "Client connections open now.", Double(openConnections())),
+                (
+                    "grona_database_bytes", "The database file and its write-ahead log, in bytes.",
+                    Double(events.databaseBytes())
+                ),
+            ])
+            return HTTPResponse(
+                status: .ok, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
+                body: Array(text.utf8))
+        }
+    }
+}
