@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// The `GET /_mock/events/wait` long-polls: each waits until enough matching events are stored, or until
@@ -15,16 +14,13 @@ final class EventWaiters: Sendable {
     private let store: @Sendable () -> EventStore?
     private let waiters = Mutex<[Int: Waiter]>([:])
     private let nextID = Atomic<Int>(0)
-    private let signal = DispatchSemaphore(value: 0)
-    private let stopping = Atomic<Bool>(false)
-    private let thread = Mutex<LoopThread?>(nil)
+    private let worker = WorkerThread(name: "grona-wait")
     private let touched = Mutex<Set<String>?>(nil)
 
     /// `store` is read lazily: the store and its waiters are created together and refer to each other.
     init(store: @escaping @Sendable () -> EventStore?) {
         self.store = store
-        let started = LoopThread.spawn(name: "grona-wait") { [self] in run() }
-        thread.withLock { $0 = started }
+        worker.start { [self] in run() }
     }
 
     func add(filter: EventFilter, count: Int, timeout: Duration, responder: HTTPResponder) {
@@ -34,36 +30,25 @@ final class EventWaiters: Sendable {
         waiters.withLock { $0[id] = waiter }
         // Evaluate at once: the events may already be there.
         touched.withLock { $0 = ($0 ?? []).union([filter.workspace ?? "*"]) }
-        signal.signal()
+        worker.wake()
     }
 
     /// Called after each commit with the workspaces it wrote to.
     func committed(_ workspaces: Set<String>) {
         touched.withLock { $0 = ($0 ?? []).union(workspaces.isEmpty ? ["*"] : workspaces) }
-        signal.signal()
+        worker.wake()
     }
 
     /// Answers every waiter with what there is, and stops the thread.
-    func stop() {
-        stopping.store(true, ordering: .releasing)
-        signal.signal()
-        let running = thread.withLock { thread -> LoopThread? in
-            defer { thread = nil }
-            return thread
-        }
-        running?.join()
-    }
+    func stop() { worker.stop() }
 
     private func run() {
-        while !stopping.load(ordering: .acquiring) {
+        while true {
+            // Wake for the nearest deadline, and at least once a second.
             let nearest = waiters.withLock { $0.values.map(\.deadline).min() }
-            if let nearest {
-                let now = MonotonicClock.now()
-                let wait = nearest > now ? nearest - now : 0
-                _ = signal.wait(timeout: .now() + .nanoseconds(Int(min(wait, 1_000_000_000))))
-            } else {
-                signal.wait()
-            }
+            let now = MonotonicClock.now()
+            let timeout = nearest.map { Duration.nanoseconds(Int64(min($0 > now ? $0 - now : 0, 1_000_000_000))) }
+            guard worker.sleep(upTo: timeout) else { break }
             evaluate(final: false)
         }
         evaluate(final: true)

@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// The one thread that writes events. Requests that arrive together are written in one transaction (group
@@ -15,9 +14,7 @@ final class EventWriter: Sendable {
 
     private let database: Database
     private let jobs = Mutex<[Job]>([])
-    private let signal = DispatchSemaphore(value: 0)
-    private let stopping = Atomic<Bool>(false)
-    private let thread = Mutex<LoopThread?>(nil)
+    private let worker = WorkerThread(name: "grona-writer")
     /// Called on the writer thread after each commit, with the workspaces it touched.
     private let onCommit: @Sendable (Set<String>) -> Void
     /// With a bound, the oldest events are dropped after each commit to keep at most this many.
@@ -34,26 +31,17 @@ final class EventWriter: Sendable {
         self.maxEvents = maxEvents
         self.logger = logger
         self.onCommit = onCommit
-        let started = LoopThread.spawn(name: "grona-writer") { [self] in run() }
-        thread.withLock { $0 = started }
+        worker.start { [self] in run() }
     }
 
     func submit(_ job: Job) {
         jobs.withLock { $0.append(job) }
-        signal.signal()
+        worker.wake()
     }
 
-    /// Writes what is queued, then stops the thread. Jobs submitted afterwards still complete (with the
-    /// data written synchronously by `submit`'s caller never waiting forever).
-    func stop() {
-        stopping.store(true, ordering: .releasing)
-        signal.signal()
-        let running = thread.withLock { thread -> LoopThread? in
-            defer { thread = nil }
-            return thread
-        }
-        running?.join()
-    }
+    /// Writes everything queued, then stops the thread. Called after the HTTP server has stopped, when no
+    /// request can submit another job.
+    func stop() { worker.stop() }
 
     private func run() {
         var statements: Statements?
@@ -65,18 +53,18 @@ final class EventWriter: Sendable {
                 Int(try connection.scalarText("SELECT count(*) FROM events") ?? "0") ?? 0
             }) ?? 0
         while true {
-            signal.wait()
+            _ = worker.sleep(upTo: nil)
             let group = jobs.withLock { jobs -> [Job] in
                 let taken = Array(jobs.prefix(Self.maxGroup))
                 jobs.removeFirst(taken.count)
                 return taken
             }
             if group.isEmpty {
-                if stopping.load(ordering: .acquiring) && jobs.withLock({ $0.isEmpty }) { return }
+                if worker.isStopping && jobs.withLock({ $0.isEmpty }) { return }
                 continue
             }
             // More jobs than one group: come round again without waiting.
-            if jobs.withLock({ !$0.isEmpty }) { signal.signal() }
+            if jobs.withLock({ !$0.isEmpty }) { worker.wake() }
             process(group, statements: &statements, stored: &stored)
         }
     }
