@@ -66,20 +66,16 @@ public final class GronaMockServer: Sendable {
         HealthRoutes.register(on: &router)
         let faults = FaultEngine()
         ConfigRoutes.register(on: &router, registry: workspaces, maxAge: configuration.configMaxAge, faults: faults)
-        GrantsRoutes.register(on: &router, registry: workspaces, clock: clock, faults: faults)
+        let grants = GrantLog { metrics.add("grona_grants_issued_total", $0) }
+        GrantsRoutes.register(on: &router, registry: workspaces, clock: clock, faults: faults, log: grants)
         EventsRoutes.register(on: &router, registry: workspaces, store: events, clock: clock, faults: faults)
         EventInspectionRoutes.register(on: &router, store: events, waiters: waiters)
         FaultRoutes.register(on: &router, engine: faults)
-        let grants = GrantLog { metrics.add("grona_grants_issued_total", $0) }
         WorkspaceRoutes.register(on: &router, registry: workspaces, events: events, grants: grants)
         ClockRoutes.register(on: &router, clock: clock)
         ViolationRoutes.register(on: &router, store: events, registry: workspaces, grants: grants, clock: clock)
         ResetRoutes.register(
             on: &router, registry: workspaces, events: events, faults: faults, clock: clock, grants: grants)
-        let isGrants: (HTTPMethod, String) -> Bool = { method, pattern in
-            method == .post && pattern == "/v1/mobile/grants"
-        }
-        router.wrapHandlers(where: isGrants, grants.observing)
         let serverReference = Late<HTTPServer>()
         MetricsRoutes.register(on: &router, metrics: metrics, events: events) {
             serverReference.value?.openConnections ?? 0

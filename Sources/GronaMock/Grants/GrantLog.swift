@@ -44,34 +44,4 @@ public final class GrantLog: Sendable {
             if let workspace { set = set.filter { $0.workspace != workspace } } else { set.removeAll() }
         }
     }
-
-    /// Wraps the grants handler: every successful answer's grants are recorded, decoded from the tokens the
-    /// client receives, so the log holds exactly what was handed out.
-    func observing(_ handler: @escaping HTTPHandler) -> HTTPHandler {
-        { [self] request, responder in
-            let observer = HTTPResponder { response in
-                self.record(from: response)
-                responder.send(response)
-            }
-            handler(request, observer)
-            if let response = observer.finishDispatch() {
-                record(from: response)
-                responder.send(response)
-            }
-        }
-    }
-
-    private func record(from response: HTTPResponse) {
-        guard response.status == .ok, let tokens = try? JSONParser().parse(response.body)["grants"]?.arrayValue else {
-            return
-        }
-        let claims = tokens.compactMap { token -> GrantClaims? in
-            guard let parts = token.stringValue?.split(separator: ".", omittingEmptySubsequences: false),
-                parts.count == 3,
-                let payload = Base64.urlDecode(parts[1])
-            else { return nil }
-            return GrantClaims(json: payload)
-        }
-        record(claims)
-    }
 }

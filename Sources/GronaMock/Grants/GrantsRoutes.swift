@@ -11,17 +11,18 @@ enum GrantsRoutes {
         "key", "apikey", "api_key", "secret", "secretkey", "secret_key", "access_token", "token", "authorization",
     ]
 
-    static func register(on router: inout Router, registry: WorkspaceRegistry, clock: ServerClock, faults: FaultEngine)
-    {
+    static func register(
+        on router: inout Router, registry: WorkspaceRegistry, clock: ServerClock, faults: FaultEngine, log: GrantLog
+    ) {
         router.on(.post, "/v1/mobile/grants", bodyLimit: bodyLimit, faults: faults, endpoint: .grants) {
             request, fault in
-            try grants(request, registry: registry, clock: clock, fault: fault)
+            try grants(request, registry: registry, clock: clock, fault: fault, log: log)
         }
     }
 
     /// A grant fault issues grants that must be refused (expired, for another customer, unsigned…).
     private static func grants(
-        _ request: HTTPRequest, registry: WorkspaceRegistry, clock: ServerClock, fault: FaultAction?
+        _ request: HTTPRequest, registry: WorkspaceRegistry, clock: ServerClock, fault: FaultAction?, log: GrantLog
     ) throws -> HTTPResponse {
         try refuseCredentialsInQuery(request, registry: registry)
         guard let secret = bearerToken(request.headers), let entry = registry.entry(forSecret: secret) else {
@@ -41,6 +42,8 @@ enum GrantsRoutes {
         } catch {
             throw HTTPError(.internalServerError, code: "signing_failed", message: "\(error)")
         }
+        // What was handed out, faults included, for the SDK contract checks.
+        log.record(claims)
         let body: JSONObject = [
             "grants": .array(tokens.map { .string($0) }), "serverTime": .number(JSONNumber(now)),
         ]

@@ -15,6 +15,9 @@ final class ServerContext: Sendable {
     let openConnections = Atomic<Int>(0)
     /// Set once when shutdown begins: the monotonic time by which every connection must be closed.
     let shutdownDeadline = Atomic<UInt64>(0)
+    /// Every loop of the server, for dealing accepted connections round-robin; set once they exist.
+    let loops = Late<[EventLoop]>()
+    let nextLoop = Atomic<Int>(0)
 
     init(configuration: HTTPServer.Configuration, router: Router, logger: Logger) {
         self.configuration = configuration
@@ -164,17 +167,36 @@ final class EventLoop: @unchecked Sendable {
                 refuse(fd, HTTPError.tooManyConnections)
                 continue
             }
-            let connection = Connection(token: nextToken, fd: fd, peer: peer, loop: self)
-            do {
-                try poller.register(fd, token: nextToken, interest: .read)
-            } catch {
-                context.openConnections.subtract(1, ordering: .relaxed)
-                close(fd)
-                continue
+            // Deal connections round-robin across the loops: whichever loop the kernel woke accepts them,
+            // and a burst of connections would otherwise all land on it.
+            let loops = context.loops.value ?? []
+            let target =
+                loops.isEmpty ? self : loops[context.nextLoop.add(1, ordering: .relaxed).newValue % loops.count]
+            if target === self {
+                adopt(fd, peer: peer)
+            } else {
+                target.execute { target.adopt(fd, peer: peer) }
             }
-            connections[nextToken] = connection
-            nextToken += 1
         }
+    }
+
+    /// Takes an accepted connection into this loop (closing it if the loop is already shutting down).
+    private func adopt(_ fd: Int32, peer: String) {
+        guard !shuttingDown else {
+            context.openConnections.subtract(1, ordering: .relaxed)
+            close(fd)
+            return
+        }
+        let connection = Connection(token: nextToken, fd: fd, peer: peer, loop: self)
+        do {
+            try poller.register(fd, token: nextToken, interest: .read)
+        } catch {
+            context.openConnections.subtract(1, ordering: .relaxed)
+            close(fd)
+            return
+        }
+        connections[nextToken] = connection
+        nextToken += 1
     }
 
     /// Out of descriptors: free the spare one, accept with it, answer 503 and close, so the client hears

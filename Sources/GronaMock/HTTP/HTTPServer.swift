@@ -93,6 +93,7 @@ public final class HTTPServer: Sendable {
             close(listener)
             throw error
         }
+        context.loops.value = loops
         let server = HTTPServer(context: context, listener: listener, port: port, loops: loops)
         let threads = loops.enumerated().map { index, loop in
             LoopThread.spawn(name: "grona-loop-\(index)") { loop.run() }
@@ -124,6 +125,7 @@ public final class HTTPServer: Sendable {
         }
         guard !threads.isEmpty else { return }
         for thread in threads { thread.join() }
+        context.loops.value = nil  // the loops and the context refer to each other
         close(listener)
     }
 

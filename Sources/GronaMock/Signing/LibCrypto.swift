@@ -1,4 +1,5 @@
 import COpenSSL
+import Synchronization
 
 /// Every call into libcrypto lives in this file: P-256 keys, ECDSA over SHA-256, the DER and raw signature
 /// forms, SHA-256 and random bytes. Types above it own no C pointers but through `OwnedKey`, and no C type
@@ -33,12 +34,44 @@ public struct CryptoError: Error, Sendable, CustomStringConvertible {
 /// nobody modifies it, and nothing here does after creation: hence `@unchecked Sendable`.
 final class OwnedKey: @unchecked Sendable {
     let pointer: OpaquePointer
+    /// Signing contexts already initialised for this key, reused across signatures: creating and
+    /// initialising an `EVP_PKEY_CTX` costs OpenSSL 3 about as much as the signature itself. Each is used
+    /// by one thread at a time, taken from and returned to this pool.
+    private let signingContexts = Mutex<[PooledContext]>([])
+
+    /// An `EVP_PKEY_CTX` in the pool; only ever used by the one thread that took it out.
+    private struct PooledContext: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
 
     init(_ pointer: OpaquePointer) {
         self.pointer = pointer
     }
 
-    deinit { EVP_PKEY_free(pointer) }
+    deinit {
+        EVP_PKEY_free(pointer)
+        signingContexts.withLock { contexts in
+            for context in contexts { EVP_PKEY_CTX_free(context.pointer) }
+        }
+    }
+
+    /// A context ready for `EVP_PKEY_sign`, from the pool or new.
+    func takeSigningContext() throws(CryptoError) -> OpaquePointer {
+        if let context = signingContexts.withLock({ $0.popLast() }) { return context.pointer }
+        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pointer, nil) else {
+            throw CryptoError.openSSL("creating a signing context")
+        }
+        guard EVP_PKEY_sign_init(context) == 1 else {
+            EVP_PKEY_CTX_free(context)
+            throw CryptoError.openSSL("starting the signature")
+        }
+        return context
+    }
+
+    func returnSigningContext(_ context: OpaquePointer) {
+        let pooled = PooledContext(pointer: context)
+        signingContexts.withLock { $0.append(pooled) }
+    }
 }
 
 enum LibCrypto {
@@ -143,20 +176,20 @@ enum LibCrypto {
 
     // MARK: - ECDSA P-256 with SHA-256
 
-    /// A DER-encoded ECDSA signature over SHA-256(message), as OpenSSL makes it.
+    /// A DER-encoded ECDSA signature over SHA-256(message), as OpenSSL makes it: the digest first, then
+    /// ECDSA over the digest with a pooled context (what `EVP_DigestSign` does, without its per-call setup).
     static func signDER(_ message: UnsafeRawBufferPointer, with key: OwnedKey) throws(CryptoError) -> [UInt8] {
         ERR_clear_error()
-        guard let context = EVP_MD_CTX_new() else { throw CryptoError.openSSL("allocating a digest context") }
-        defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key.pointer) == 1 else {
-            throw CryptoError.openSSL("starting the signature")
-        }
+        let digest = sha256(message)
+        let context = try key.takeSigningContext()
         // An ECDSA P-256 DER signature is at most 72 bytes.
         var signature = [UInt8](repeating: 0, count: 80)
         var length = signature.count
-        guard EVP_DigestSign(context, &signature, &length, message.baseAddress, message.count) == 1 else {
+        guard EVP_PKEY_sign(context, &signature, &length, digest, digest.count) == 1 else {
+            EVP_PKEY_CTX_free(context)
             throw CryptoError.openSSL("signing")
         }
+        key.returnSigningContext(context)
         return Array(signature.prefix(length))
     }
 
@@ -221,10 +254,13 @@ enum LibCrypto {
 
     // MARK: - Digest and randomness
 
+    /// SHA-256, fetched once: `EVP_sha256()` makes OpenSSL 3 look the implementation up on every call.
+    nonisolated(unsafe) private static let sha256Algorithm: OpaquePointer? = EVP_MD_fetch(nil, "SHA256", nil)
+
     static func sha256(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
-        let status = EVP_Digest(bytes.baseAddress, bytes.count, &digest, &length, EVP_sha256(), nil)
+        let status = EVP_Digest(bytes.baseAddress, bytes.count, &digest, &length, sha256Algorithm ?? EVP_sha256(), nil)
         precondition(status == 1 && length == 32, "SHA-256 cannot fail on valid input")
         return digest
     }
