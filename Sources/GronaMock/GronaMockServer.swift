@@ -80,7 +80,6 @@ public final class GronaMockServer: Sendable {
         MetricsRoutes.register(on: &router, metrics: metrics, events: events) {
             serverReference.value?.openConnections ?? 0
         }
-        router.wrapAllHandlers { method, pattern, handler in metrics.timing(route: pattern, method: method, handler) }
         if let token = configuration.adminToken { AdminToken.protect(&router, token: token) }
         if let directory = configuration.staticDirectory {
             let files = try StaticFiles.load(from: directory)
@@ -88,7 +87,9 @@ public final class GronaMockServer: Sendable {
         }
         let server: HTTPServer
         do {
-            server = try HTTPServer.start(configuration: configuration.http, router: router, logger: logger)
+            server = try HTTPServer.start(configuration: configuration.http, router: router, logger: logger) {
+                metrics.record($0)
+            }
         } catch {
             waiters.stop()
             events.stop()

@@ -130,28 +130,14 @@ public final class Metrics: Sendable {
         value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 
-    /// Wraps a route's handler to count and time its answers.
-    func timing(route: String, method: HTTPMethod, _ handler: @escaping HTTPHandler) -> HTTPHandler {
-        { [self] request, responder in
-            let started = MonotonicClock.now()
-            let record: @Sendable (HTTPResponse) -> Void = { response in
-                let seconds = Double(MonotonicClock.now() &- started) / 1e9
-                self.recordRequest(
-                    route: route, method: method.description, status: response.status.code, seconds: seconds)
-                if route == MetricsRoutes.configRoute {
-                    if response.status == .ok { self.add("grona_configs_served_total") }
-                    if response.status == .notModified { self.add("grona_configs_not_modified_total") }
-                }
-            }
-            let observer = HTTPResponder { response in
-                record(response)
-                responder.send(response)
-            }
-            handler(request, observer)
-            if let response = observer.finishDispatch() {
-                record(response)
-                responder.send(response)
-            }
+    /// Counts and times one answer; the HTTP server calls this as each answer is queued.
+    func record(_ answered: HTTPServer.Answered) {
+        recordRequest(
+            route: answered.route, method: answered.method.description, status: answered.status,
+            seconds: answered.seconds)
+        if answered.route == MetricsRoutes.configRoute {
+            if answered.status == 200 { add("grona_configs_served_total") }
+            if answered.status == 304 { add("grona_configs_not_modified_total") }
         }
     }
 }

@@ -16,6 +16,8 @@ final class Connection {
         var http10: Bool
         var method: HTTPMethod
         var path: Substring
+        /// The route pattern, for the server's observer (metrics).
+        var route: String
         var started: UInt64
     }
 
@@ -139,7 +141,8 @@ final class Connection {
         nextSequence += 1
         inFlight[sequence] = InFlight(
             isHead: head.method == .head, keepAlive: head.keepAlive, http10: head.version == .http10,
-            method: head.method, path: head.path, started: configuration.accessLog ? MonotonicClock.now() : 0)
+            method: head.method, path: head.path, route: match.pattern,
+            started: configuration.accessLog || loop.context.observer != nil ? MonotonicClock.now() : 0)
         current = (head, match, sequence)
         requestDeadline = loop.now + configuration.bodyTimeout.nanoseconds
         try parser.acceptBody(limit: match.bodyLimit)
@@ -158,7 +161,7 @@ final class Connection {
         switch match {
         case .failure(let error):
             complete(sequence, error.response)
-        case .route(let handler, let parameters, _):
+        case .route(let handler, let parameters, _, _):
             let request = HTTPRequest(head: head, body: body, pathParameters: parameters, remoteAddress: peer)
             let box = LoopBound(self)
             let responder = HTTPResponder { [loop] response in
@@ -180,7 +183,8 @@ final class Connection {
             sequence = nextSequence
             nextSequence += 1
             inFlight[sequence] = InFlight(
-                isHead: false, keepAlive: false, http10: false, method: .other("-"), path: "-", started: 0)
+                isHead: false, keepAlive: false, http10: false, method: .other("-"), path: "-", route: "unreadable",
+                started: loop.now)
         }
         current = nil
         var response = error.response
@@ -227,6 +231,12 @@ final class Connection {
         if !keepAlive || abortAfterFlush {
             acceptsRequests = false
             closeAfterFlush = true
+        }
+        if let observer = loop.context.observer {
+            let seconds = Double(MonotonicClock.now() &- request.started) / 1e9
+            observer(
+                HTTPServer.Answered(
+                    route: request.route, method: request.method, status: response.status.code, seconds: seconds))
         }
         if configuration.accessLog {
             let micros = (MonotonicClock.now() &- request.started) / 1000

@@ -11,6 +11,8 @@ final class ServerContext: Sendable {
     let configuration: HTTPServer.Configuration
     let router: Router
     let logger: Logger
+    /// Hears of every answer as it is queued (metrics); nil costs nothing.
+    let observer: (@Sendable (HTTPServer.Answered) -> Void)?
     /// Open connections across all loops, for the connection cap.
     let openConnections = Atomic<Int>(0)
     /// Set once when shutdown begins: the monotonic time by which every connection must be closed.
@@ -19,10 +21,14 @@ final class ServerContext: Sendable {
     let loops = Late<[EventLoop]>()
     let nextLoop = Atomic<Int>(0)
 
-    init(configuration: HTTPServer.Configuration, router: Router, logger: Logger) {
+    init(
+        configuration: HTTPServer.Configuration, router: Router, logger: Logger,
+        observer: (@Sendable (HTTPServer.Answered) -> Void)?
+    ) {
         self.configuration = configuration
         self.router = router
         self.logger = logger
+        self.observer = observer
     }
 }
 

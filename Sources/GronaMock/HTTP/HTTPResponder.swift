@@ -65,7 +65,7 @@ extension Router {
         switch match(request.method, path: request.head.path) {
         case .failure(let error):
             return error.response
-        case .route(let handler, let parameters, _):
+        case .route(let handler, let parameters, _, _):
             request.pathParameters = parameters
             let routed = request
             return await withCheckedContinuation { continuation in

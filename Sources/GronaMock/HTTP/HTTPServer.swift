@@ -58,6 +58,16 @@ public final class HTTPServer: Sendable {
         }
     }
 
+    /// One answered request, as the observer given to `start` hears of it.
+    public struct Answered: Sendable {
+        /// The route pattern that took it (`/v1/mobile/workspaces/{workspaceKey}/config`), or `unmatched`.
+        public let route: String
+        public let method: HTTPMethod
+        public let status: Int
+        /// From the end of the request head to the answer being queued.
+        public let seconds: Double
+    }
+
     /// Online processors, the default number of event loops.
     public static var coreCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
@@ -80,9 +90,10 @@ public final class HTTPServer: Sendable {
 
     /// Binds, starts the event loops, and returns; throws when the address cannot be bound.
     public static func start(
-        configuration: Configuration, router: Router, logger: Logger = Logger()
+        configuration: Configuration, router: Router, logger: Logger = Logger(),
+        observer: (@Sendable (Answered) -> Void)? = nil
     ) throws(SystemError) -> HTTPServer {
-        let context = ServerContext(configuration: configuration, router: router, logger: logger)
+        let context = ServerContext(configuration: configuration, router: router, logger: logger, observer: observer)
         let (listener, port) = try Socket.listen(host: configuration.host, port: configuration.port)
         var loops: [EventLoop] = []
         do throws(SystemError) {

@@ -24,12 +24,20 @@ public struct Router: Sendable {
 
     /// What a request's method and path resolve to.
     public enum Match: Sendable {
-        case route(handler: HTTPHandler, parameters: [String: String], bodyLimit: Int)
+        case route(handler: HTTPHandler, parameters: [String: String], bodyLimit: Int, pattern: String)
         case failure(HTTPError)
+
+        /// The route's pattern, for metrics: `unmatched` for a request no route takes.
+        var pattern: String {
+            switch self {
+            case .route(_, _, _, let pattern): pattern
+            case .failure: "unmatched"
+            }
+        }
 
         var bodyLimit: Int {
             switch self {
-            case .route(_, _, let limit): limit
+            case .route(_, _, let limit, _): limit
             case .failure: Router.defaultBodyLimit
             }
         }
@@ -97,22 +105,14 @@ public struct Router: Sendable {
         }
     }
 
-    /// Wraps every route's handler, telling the wrapper the route's method and pattern (metrics).
-    public mutating func wrapAllHandlers(_ wrap: (HTTPMethod, String, @escaping HTTPHandler) -> HTTPHandler) {
-        routes = routes.map { route in
-            Route(
-                method: route.method, pattern: route.pattern, segments: route.segments, bodyLimit: route.bodyLimit,
-                handler: wrap(route.method, route.pattern, route.handler))
-        }
-    }
-
     public func match(_ method: HTTPMethod, path: Substring) -> Match {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         var allowed: [HTTPMethod] = []
         for route in routes {
             guard let parameters = Self.bind(route.segments, to: parts) else { continue }
             if route.method == method || (method == .head && route.method == .get) {
-                return .route(handler: route.handler, parameters: parameters, bodyLimit: route.bodyLimit)
+                return .route(
+                    handler: route.handler, parameters: parameters, bodyLimit: route.bodyLimit, pattern: route.pattern)
             }
             if !allowed.contains(route.method) { allowed.append(route.method) }
         }
