@@ -38,6 +38,7 @@ enum KeysCommand {
         let directory = parsed.value("keys") ?? "./keys"
         let path = directory + "/" + kid + ".pem"
         do {
+            try FileSystem.createDirectory(directory)
             let key = try P256SigningKey.generate()
             try FileSystem.write(Array(try key.pkcs8PEM().utf8), to: path, mode: 0o600, replace: false)
             Console.out("wrote \(path)")

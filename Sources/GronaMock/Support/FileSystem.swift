@@ -63,6 +63,18 @@ public enum FileSystem {
         return Int64(info.st_size)
     }
 
+    /// Creates a directory and any missing parents (mode 0755); an existing directory is fine.
+    public static func createDirectory(_ path: String) throws(Failure) {
+        var partial = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            partial += "/" + component
+            if isDirectory(partial) { continue }
+            guard mkdir(partial, 0o755) == 0 || isDirectory(partial) else {
+                throw Failure("cannot create directory \(partial): \(reason())")
+            }
+        }
+    }
+
     public static func exists(_ path: String) -> Bool {
         access(path, F_OK) == 0
     }
