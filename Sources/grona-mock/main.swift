@@ -55,7 +55,7 @@ case "grants":
 case "events":
     status = EventsCommand.run(Array(arguments.dropFirst()), environment: environment)
 case "--version":
-    Console.out("grona-mock \(GronaMockVersion.current)")
+    Console.out("grona-mock \(GronaMockVersion.current) (\(GronaMockVersion.libraries))")
     status = .success
 case "--help", "-h", "help":
     Console.out(usage)
