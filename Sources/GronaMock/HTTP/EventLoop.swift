@@ -245,5 +245,7 @@ final class EventLoop: @unchecked Sendable {
         context.openConnections.subtract(1, ordering: .relaxed)
     }
 
-    var isShuttingDown: Bool { shuttingDown }
+    /// True as soon as `shutdown()` was called, even before this loop has run its shutdown: a response
+    /// queued in that window (a handler answering inline from another thread) must still say `close`.
+    var isShuttingDown: Bool { shuttingDown || shutdownRequested.load(ordering: .acquiring) }
 }
