@@ -2,8 +2,8 @@
 enum ConfigRoutes {
     static func register(on router: inout Router, registry: WorkspaceRegistry, maxAge: Int, faults: FaultEngine) {
         router.on(.get, "/v1/mobile/workspaces/{workspaceKey}/config", faults: faults, endpoint: .config) {
-            request, fault in
-            try configuration(request, registry: registry, maxAge: maxAge, fault: fault)
+            request, pass in
+            try configuration(request, registry: registry, maxAge: maxAge, faults: &pass)
         }
         router.on(.get, "/v1/mobile/workspaces/{workspaceKey}/jwks.json") { request in
             let entry = try lookup(request, registry)
@@ -24,12 +24,15 @@ enum ConfigRoutes {
     }
 
     /// The signed document: strong ETag, 304 on a match, gzip when accepted (contract §4). A configuration
-    /// fault serves a tampered document instead, with its own ETag.
+    /// fault serves a tampered document instead, with its own ETag. The rules of the workspace in the path
+    /// are asked once it is known to be served.
     private static func configuration(
-        _ request: HTTPRequest, registry: WorkspaceRegistry, maxAge: Int, fault: FaultAction?
+        _ request: HTTPRequest, registry: WorkspaceRegistry, maxAge: Int, faults pass: inout FaultEngine.Pass
     ) throws -> HTTPResponse {
-        var configuration = try lookup(request, registry).configuration
-        if let fault { configuration = try ConfigFaults.tampered(configuration, with: fault) }
+        let entry = try lookup(request, registry)
+        if let answer = pass.enter(workspace: entry.workspace.key) { return answer }
+        var configuration = entry.configuration
+        if let fault = pass.fault { configuration = try ConfigFaults.tampered(configuration, with: fault) }
         let gzip = ContentNegotiation.acceptsGzip(request.headers)
         let etag = gzip ? configuration.gzipETag : configuration.etag
         var headers: HTTPHeaders = [

@@ -10,19 +10,27 @@ enum EventsRoutes {
         on router: inout Router, registry: WorkspaceRegistry, store: EventStore, clock: ServerClock, faults: FaultEngine
     ) {
         router.on(.post, "/v1/mobile/events", bodyLimit: maxRawBytes) { request, responder in
-            // Events have no endpoint-specific faults: only the generic kinds apply.
-            guard let responder = faults.intercept(.events, responder)?.responder else { return }
+            // Events have no endpoint-specific faults: only the generic kinds apply. The rules without a
+            // workspace are asked now; those of the batch's workspace once the batch parsed.
+            guard var pass = faults.start(.events, responder) else { return }
             let batch: EventBatch
             let rejections: [(Int, String?, EventRejection)]
             do {
-                (batch, rejections) = try prepare(request, registry: registry, receivedAt: clock.nowMilliseconds())
+                let receivedAt = clock.nowMilliseconds()
+                let envelope = try readEnvelope(request, registry: registry)
+                if let answer = pass.enter(workspace: envelope.workspaceKey) {
+                    pass.responder.send(answer)
+                    return
+                }
+                (batch, rejections) = try validate(envelope, receivedAt: receivedAt)
             } catch let error as HTTPError {
-                responder.send(error.response)
+                pass.responder.send(error.response)
                 return
             } catch {
-                responder.send(HTTPError.unexpected.response)
+                pass.responder.send(HTTPError.unexpected.response)
                 return
             }
+            let responder = pass.responder
             guard let writer = store.writer else {
                 responder.send(HTTPError.storageUnavailable.response)
                 return
@@ -39,10 +47,11 @@ enum EventsRoutes {
         }
     }
 
-    /// Decodes, checks and validates a batch: everything but the write.
-    static func prepare(
-        _ request: HTTPRequest, registry: WorkspaceRegistry, receivedAt: Int64
-    ) throws(HTTPError) -> (EventBatch, [(Int, String?, EventRejection)]) {
+    /// Decodes and parses a batch, and checks its envelope and that its workspace is served: everything before
+    /// the events themselves are validated.
+    static func readEnvelope(
+        _ request: HTTPRequest, registry: WorkspaceRegistry
+    ) throws(HTTPError) -> EventValidator.Envelope {
         let body = try decodedBody(request)
         let document: JSONValue
         do {
@@ -54,6 +63,13 @@ enum EventsRoutes {
         guard registry.entry(for: envelope.workspaceKey) != nil else {
             throw HTTPError.unknownWorkspace(envelope.workspaceKey)
         }
+        return envelope
+    }
+
+    /// Validates each event of a parsed batch: the accepted records and the rejections, ready to write.
+    static func validate(
+        _ envelope: EventValidator.Envelope, receivedAt: Int64
+    ) throws(HTTPError) -> (EventBatch, [(Int, String?, EventRejection)]) {
         var batch = EventBatch(workspaceKey: envelope.workspaceKey, accepted: [], rejected: [])
         var rejections: [(Int, String?, EventRejection)] = []
         for (index, event) in envelope.events.enumerated() {

@@ -2,9 +2,11 @@ import Synchronization
 
 /// Injected faults (contract §8): rules that make the Grona endpoints fail in the ways an SDK must survive.
 ///
-/// The endpoints consult `decide(for:)` once per request; the `/_mock/faults` API adds, lists and removes
-/// rules. Rules are checked in the order they were added and the first that fires applies; the state is
-/// behind one lock, so concurrent requests each see a consistent count and draw.
+/// The endpoints consult `decide(for:workspace:claimed:)` for each request: once for the rules without a
+/// workspace as it starts, and once for the rules of its workspace when the endpoint knows it (see
+/// `FaultEngine.Pass`); the `/_mock/faults` API adds, lists and removes rules. Rules are checked in the order
+/// they were added and the first that fires applies; the state is behind one lock, so concurrent requests each
+/// see a consistent count and draw.
 public final class FaultEngine: Sendable {
     /// The endpoints a rule can target.
     public enum Endpoint: String, Sendable, CaseIterable {
@@ -22,11 +24,17 @@ public final class FaultEngine: Sendable {
     public init() {}
 
     /// The fault to apply to this request, if a rule fires for it.
-    func decide(for endpoint: Endpoint) -> FaultAction? {
+    ///
+    /// Asks the rules that target `endpoint` and belong to `workspace`: with nil, the rules without a workspace
+    /// (which apply to every workspace); with a key, only the rules scoped to it, so that their counts and draws
+    /// advance on that workspace's requests alone. `claimed` says that a rule already fired for this request
+    /// in an earlier pass: these rules then take their draws but none fires.
+    func decide(for endpoint: Endpoint, workspace: String? = nil, claimed: Bool = false) -> FaultAction? {
         state.withLock { state in
             var chosen: FaultAction?
-            for index in state.rules.indices where state.rules[index].target.matches(endpoint) {
-                if state.rules[index].take(canFire: chosen == nil) { chosen = state.rules[index].action }
+            for index in state.rules.indices
+            where state.rules[index].target.matches(endpoint) && state.rules[index].workspace == workspace {
+                if state.rules[index].take(canFire: !claimed && chosen == nil) { chosen = state.rules[index].action }
             }
             return chosen
         }

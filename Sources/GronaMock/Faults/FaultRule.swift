@@ -3,7 +3,8 @@
 ///
 /// A rule fires for the next `count` requests it acts on, or with `probability` drawn from a SplitMix64
 /// seeded with `seed` (the same seed fires for the same requests, so a run can be repeated exactly), or both:
-/// with that probability, at most `count` times.
+/// with that probability, at most `count` times. A rule with a `workspace` looks only at that workspace's
+/// requests; one without looks at every workspace's.
 struct FaultRule: Sendable {
     /// The rule's kind, as the API names it.
     enum Kind: String, Sendable, CaseIterable {
@@ -53,12 +54,15 @@ struct FaultRule: Sendable {
         }
     }
 
-    static let commonFields = ["endpoint", "kind", "count", "probability", "seed"]
+    static let commonFields = ["endpoint", "workspace", "kind", "count", "probability", "seed"]
     static let maxDelayMilliseconds = 600_000
     static let maxRetryAfterSeconds = 86_400
 
     var id = ""
     let target: Target
+    /// The workspace whose requests the rule looks at; nil for every workspace. It need not be served yet, so
+    /// that a test can add its rule before it clones the workspace.
+    let workspace: String?
     let kind: Kind
     let action: FaultAction
     /// The kind's parameters as they are applied (defaults filled in), for listing.
@@ -76,10 +80,11 @@ struct FaultRule: Sendable {
     var remaining: Int? { count.map { max(0, $0 - fired) } }
 
     private init(
-        target: Target, kind: Kind, action: FaultAction, parameters: JSONObject, count: Int?,
+        target: Target, workspace: String?, kind: Kind, action: FaultAction, parameters: JSONObject, count: Int?,
         probability: JSONNumber?, seed: UInt64?
     ) {
         self.target = target
+        self.workspace = workspace
         self.kind = kind
         self.action = action
         self.parameters = parameters
@@ -89,7 +94,7 @@ struct FaultRule: Sendable {
         generator = seed.map { SplitMix64(seed: $0) }
     }
 
-    /// Takes one request of an endpoint the rule targets and says whether the rule fires for it.
+    /// Takes one request of an endpoint (and workspace) the rule targets and says whether the rule fires for it.
     ///
     /// A live rule with a probability draws once for every request it sees, even one that an earlier rule
     /// already claimed (`canFire` false), so its sequence of draws depends on its seed alone. An exhausted
@@ -109,7 +114,9 @@ struct FaultRule: Sendable {
 
     /// The rule as `GET /_mock/faults` lists it.
     var listing: JSONObject {
-        var object: JSONObject = ["id": .string(id), "endpoint": .string(target.name), "kind": .string(kind.rawValue)]
+        var object: JSONObject = ["id": .string(id), "endpoint": .string(target.name)]
+        if let workspace { object.set("workspace", .string(workspace)) }
+        object.set("kind", .string(kind.rawValue))
         for member in parameters { object.set(member.key, member.value) }
         if let count { object.set("count", .number(JSONNumber(count))) }
         if let probability { object.set("probability", .number(probability)) }
@@ -133,6 +140,7 @@ extension FaultRule {
         }
         var reader = RuleReader(object: object)
         let target = reader.target()
+        let workspace = reader.workspace()
         let kind = reader.kind()
         if let kind, let only = kind.onlyEndpoint, let target, target != .endpoint(only) {
             reader.problem(
@@ -151,7 +159,7 @@ extension FaultRule {
         reader.refuseUnknownFields(kind: kind)
         guard reader.problems.isEmpty, let target, let kind, let action else { throw invalid(reader.problems) }
         return FaultRule(
-            target: target, kind: kind, action: action.0, parameters: action.1, count: count,
+            target: target, workspace: workspace, kind: kind, action: action.0, parameters: action.1, count: count,
             probability: probability, seed: seed)
     }
 
@@ -180,6 +188,18 @@ private struct RuleReader {
             if let endpoint = FaultEngine.Endpoint(rawValue: name) { return .endpoint(endpoint) }
         }
         problem("endpoint", "must be one of \(names.joined(separator: ", ")), not \(shown(value))")
+        return nil
+    }
+
+    /// The optional workspace key (contract §1's grammar). It need not be served: a test may add its rule
+    /// before it clones the workspace.
+    mutating func workspace() -> String? {
+        guard let value = object["workspace"] else { return nil }
+        if let key = value.stringValue, Identifiers.isWorkspaceKey(key) { return key }
+        problem(
+            "workspace",
+            "must be a workspace key ([a-z0-9][a-z0-9-]{0,62}, such as \"run-42\"), not \(shown(value)); "
+                + "leave it out for a rule that applies to every workspace")
         return nil
     }
 

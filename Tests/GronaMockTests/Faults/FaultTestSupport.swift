@@ -60,6 +60,31 @@ enum FaultAPI {
         }
     }
 
+    /// Clones `shop` as `key` (`POST /_mock/workspaces/shop/clone`) and returns the clone's secret key.
+    static func clone(_ port: Int, as key: String) throws -> String {
+        let response = try fetch(port, post("/_mock/workspaces/shop/clone", #"{"workspaceKey": "\#(key)"}"#))
+        guard response.status == 201, let secret = try JSONParser().parse(response.body)["secretKey"]?.stringValue
+        else {
+            throw Failure(description: "cloning shop as \(key) answered \(response.status): \(response.text)")
+        }
+        return secret
+    }
+
+    /// One ordinary request to `endpoint` for `workspace`, whose secret key is `secret`; `index` keeps event
+    /// ids apart.
+    static func request(_ endpoint: String, _ index: Int, workspace: String, secret: String) -> String {
+        switch endpoint {
+        case "grants":
+            return GrantsEndpointTests.request("{\"customerID\":\"\(offerCustomer)\"}", secret: secret)
+        case "events":
+            let event = SampleEvents.placementEvent("exposure", id: "e-\(index)")
+            let body = EventsAPI.envelope([event], workspaceKey: workspace).serialized()
+            return String(decoding: EventsAPI.request(body), as: UTF8.self)
+        default:
+            return "GET /v1/mobile/workspaces/\(workspace)/config HTTP/1.1\r\nHost: x\r\n\r\n"
+        }
+    }
+
     /// `error.code` of an error body.
     static func errorCode(_ response: RawClient.Response) -> String? {
         (try? JSONParser().parse(response.body))?["error"]?["code"]?.stringValue
