@@ -33,6 +33,9 @@
 # Traffic goes to 127.0.0.1 only, and every wait and every load run is bounded in time.
 
 set -euo pipefail
+# The plumbing the benchmarks share: cleanup, run_child, building and starting grona-mock, wrk, CPU accounting.
+# shellcheck source=bench/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 readonly TARGET_RATIO="0.50"
 readonly RSS_LIMIT_MIB=150
@@ -45,19 +48,11 @@ readonly CONNECTIONS=16
 readonly OTHER_CPU_WARN="0.20"
 readonly THREADS=1
 readonly EVENTS_PATH="/v1/mobile/events"
-DURATION="${DURATION:-10}"
-WARMUP="${WARMUP:-2}"
 MEMORY_EVENTS="${MEMORY_EVENTS:-5000000}"
 MEMORY_TIMEOUT="${MEMORY_TIMEOUT:-1200}"
 SKIP_MEMORY="${SKIP_MEMORY:-0}"
 # Seconds between two memory samples.
 readonly MEMORY_SAMPLE_EVERY=2
-
-# Filled in as things start, so that cleanup knows what to stop.
-WORK=""
-GRONA_PID=""
-CHILD_PID=""
-CHILD_NAME=""
 
 # Filled in by the measurement, per batch size.
 declare -A RPS=() ELAPSED=() P50=() P99=() WRK_ERRORS=() ACKED=() STORED=() BEFORE=() REJECTED=() CHECKS=()
@@ -71,109 +66,32 @@ MEM_PEAK_KB=""
 MEM_STORED=""
 MEM_SECONDS=""
 MEM_NOTE=""
-# Clock ticks per second of /proc/*/stat and /proc/stat.
-HZ="$(getconf CLK_TCK 2>/dev/null || echo 100)"
-
-log() { printf '%s\n' "$*"; }
-die() { printf 'error: %s\n' "$*" >&2; exit 1; }
-
-# ---------------------------------------------------------------------------------------------------------
-# Cleanup: runs on every exit, normal or not, so that no server outlives the script.
-# ---------------------------------------------------------------------------------------------------------
-
-# Stops one process by pid: TERM, a bounded wait, then KILL. Never waits more than about 5 s.
-stop_process() {
-    local pid="$1" name="$2"
-    [[ -n "$pid" ]] || return 0
-    kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null || true; return 0; }
-    kill -TERM "$pid" 2>/dev/null || true
-    local i
-    for ((i = 0; i < 50; i++)); do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    if kill -0 "$pid" 2>/dev/null; then
-        log "warning: $name (pid $pid) ignored SIGTERM for 5 s; killing it"
-        kill -KILL "$pid" 2>/dev/null || true
-    fi
-    wait "$pid" 2>/dev/null || true
-}
-
-cleanup() {
-    local rc=$?
-    trap - EXIT INT TERM
-    stop_process "$CHILD_PID" "$CHILD_NAME"
-    CHILD_PID=""
-    stop_process "$GRONA_PID" grona-mock
-    GRONA_PID=""
-    if [[ -n "$WORK" && -d "$WORK" ]]; then
-        rm -rf -- "$WORK"
-    fi
-    exit "$rc"
-}
-
-# Runs a long command (the build, wrk, plain_insert) in the background and waits for it. bash runs a trap only
-# once the foreground command has finished, but it interrupts `wait` at once; so a signal stops the script right
-# away, and cleanup stops the command too (a background command of a script also ignores SIGINT from the
-# terminal).
-run_child() {
-    CHILD_NAME="$1"
-    shift
-    "$@" &
-    CHILD_PID=$!
-    local rc=0
-    wait "$CHILD_PID" || rc=$?
-    CHILD_PID=""
-    return "$rc"
-}
 
 # ---------------------------------------------------------------------------------------------------------
 # Set-up
 # ---------------------------------------------------------------------------------------------------------
 
 check_settings() {
-    # Accept "10" or "10s"; the number is needed in seconds to bound wrk with timeout(1).
-    DURATION="${DURATION%s}"
-    WARMUP="${WARMUP%s}"
+    check_durations
     MEMORY_TIMEOUT="${MEMORY_TIMEOUT%s}"
     # Accept 5000000, 5,000,000 or 5_000_000.
     MEMORY_EVENTS="${MEMORY_EVENTS//[,_]/}"
-    [[ "$DURATION" =~ ^[1-9][0-9]*$ ]] || die "DURATION must be a whole number of seconds, got '$DURATION'"
-    [[ "$WARMUP" =~ ^[0-9]+$ ]] || die "WARMUP must be a whole number of seconds, got '$WARMUP'"
     [[ "$MEMORY_EVENTS" =~ ^[1-9][0-9]*$ ]] || die "MEMORY_EVENTS must be a positive whole number, got '$MEMORY_EVENTS'"
     ((MEMORY_EVENTS >= 5 * MEMORY_BATCH)) || die "MEMORY_EVENTS must be at least $((5 * MEMORY_BATCH))"
     [[ "$MEMORY_TIMEOUT" =~ ^[1-9][0-9]*$ ]] || die "MEMORY_TIMEOUT must be a whole number of seconds, got '$MEMORY_TIMEOUT'"
     [[ "$SKIP_MEMORY" =~ ^(0|1|)$ ]] || die "SKIP_MEMORY must be 1 or 0, got '$SKIP_MEMORY'"
 }
 
-# Installs what is missing from Debian. apt-get update runs only when an install is needed, because it is slow
-# and needs the network.
 ensure_tools() {
-    local missing=()
-    command -v wrk >/dev/null 2>&1 || missing+=(wrk)
-    command -v curl >/dev/null 2>&1 || missing+=(curl)
-    command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
-    command -v gcc >/dev/null 2>&1 || missing+=(gcc)
+    want_command wrk wrk
+    want_command curl curl
+    want_command sqlite3 sqlite3
+    want_command gcc gcc
     # The header and the unversioned libsqlite3.so that -lsqlite3 links against.
-    [[ -f /usr/include/sqlite3.h ]] || missing+=(libsqlite3-dev)
-    if ((${#missing[@]} > 0)); then
-        [[ "$(id -u)" -eq 0 ]] || die "missing ${missing[*]}; install them with apt-get or run as root"
-        log "== installing ${missing[*]}"
-        apt-get update -q
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
-    fi
-    local tool
-    for tool in wrk curl sqlite3 gcc timeout awk; do
-        command -v "$tool" >/dev/null 2>&1 || die "$tool is still missing"
-    done
+    [[ -f /usr/include/sqlite3.h ]] || MISSING_PACKAGES+=(libsqlite3-dev)
+    install_missing
+    require_commands wrk curl sqlite3 gcc timeout awk
     [[ -f /usr/include/sqlite3.h ]] || die "sqlite3.h is still missing (libsqlite3-dev)"
-}
-
-build_grona() {
-    log "== building grona-mock (release)"
-    run_child "swift build" swift build -c release --product grona-mock || die "the release build failed"
-    GRONA_BIN="$(swift build -c release --show-bin-path)/grona-mock"
-    [[ -x "$GRONA_BIN" ]] || die "no executable at $GRONA_BIN after the build"
 }
 
 # -O2 as a distribution would build it; the SQLite is the system's, the one grona-mock links.
@@ -185,45 +103,10 @@ build_plain() {
 
 start_grona() {
     local db="$1"
-    # stdbuf: should grona-mock's stdout be block-buffered when it is a file, its URL line still arrives.
-    local runner=(env) name
-    command -v stdbuf >/dev/null 2>&1 && runner=(stdbuf -oL env)
-    # Every option also reads a GRONA_MOCK_* variable; one left set in the caller's shell (an access log, a bound
-    # on stored events, another database, other workspaces or keys) would change what is measured, so the command
-    # line and the defaults alone decide. The defaults serve ./workspaces and ./keys: the committed ones, since
-    # main() runs from the repository root.
-    for name in $(compgen -e); do
-        if [[ "$name" == GRONA_MOCK_* ]]; then runner+=(-u "$name"); fi
-    done
-    "${runner[@]}" "$GRONA_BIN" serve --port 0 --db "$db" \
-        >"$WORK/grona.out" 2>"$WORK/grona.err" </dev/null &
-    GRONA_PID=$!
-
-    # Port 0 lets grona-mock pick its own port; it prints its URL once bound.
-    local i port=""
-    for ((i = 0; i < 100; i++)); do
-        port="$(grep -oE 'http://[^ /]+:[0-9]+' "$WORK/grona.out" 2>/dev/null | head -n 1 | sed -E 's/.*:([0-9]+)$/\1/' || true)"
-        [[ -n "$port" ]] && break
-        if ! kill -0 "$GRONA_PID" 2>/dev/null; then
-            log "grona-mock exited before printing its URL; its output:"
-            cat "$WORK/grona.out" "$WORK/grona.err" >&2 || true
-            die "grona-mock could not be started"
-        fi
-        sleep 0.1
-    done
-    if [[ -z "$port" ]]; then
-        log "grona-mock printed no URL within 10 s; its output:"
-        cat "$WORK/grona.out" "$WORK/grona.err" >&2 || true
-        die "grona-mock could not be started"
-    fi
-    # Whatever host the line names, the load goes to 127.0.0.1 only.
-    GRONA_BASE="http://127.0.0.1:$port"
-    log "== grona-mock listening on 127.0.0.1:$port (pid $GRONA_PID), database $db, $(nproc) cores, default event loops"
-}
-
-stop_grona() {
-    stop_process "$GRONA_PID" grona-mock
-    GRONA_PID=""
+    # The defaults serve ./workspaces and ./keys: the committed ones, since main() runs from the repository root.
+    launch_grona --db "$db"
+    GRONA_BASE="http://127.0.0.1:$GRONA_PORT"
+    log "== grona-mock listening on 127.0.0.1:$GRONA_PORT (pid $GRONA_PID), database $db, $(nproc) cores, default event loops"
 }
 
 # One query against a database; a busy timeout, since the server may be writing (WAL lets the reader in).
@@ -245,7 +128,9 @@ stored_events() {
 # One batch of BATCH events with curl, built here (not by the Lua script) so the endpoint is checked on its own.
 # Prints the status code; the answer lands in FILE.
 post_check_batch() {
-    local batch="$1" file="$2" i events="" tag="check$batch-$RANDOM$RANDOM"
+    local batch="$1" file="$2" i events=""
+    # A separate `local`: the words of one are all expanded before any of its assignments takes effect.
+    local tag="check$batch-$RANDOM$RANDOM"
     for ((i = 1; i <= batch; i++)); do
         events+="${events:+,}{\"eventID\":\"$tag-$i\",\"type\":\"exposure\",\"timestamp\":1764478799001,"
         events+="\"sessionID\":\"s-1\",\"placement\":\"home_top\",\"screen\":{\"type\":\"home\"},\"visitID\":\"v-77\","
@@ -262,13 +147,8 @@ post_check_batch() {
 # with every event accepted, and be in the database by then. The first request is retried for up to 10 s in
 # case the socket is bound but not yet accepting.
 verify_events() {
-    local batch="$1" db="$2" status="" i
-    for ((i = 0; i < 20; i++)); do
-        kill -0 "$GRONA_PID" 2>/dev/null || die "grona-mock exited before answering"
-        status="$(post_check_batch "$batch" "$WORK/check.json" 2>/dev/null || true)"
-        [[ "$status" =~ ^[1-9][0-9][0-9]$ ]] && break
-        sleep 0.5
-    done
+    local batch="$1" db="$2" status
+    await_status status post_check_batch "$batch" "$WORK/check.json"
     local expected="{\"accepted\":$batch,\"duplicates\":0,\"rejected\":[]}"
     local answer
     answer="$(tr -d ' \n' <"$WORK/check.json" 2>/dev/null || true)"
@@ -288,88 +168,6 @@ verify_events() {
 # ---------------------------------------------------------------------------------------------------------
 # Measurement
 # ---------------------------------------------------------------------------------------------------------
-
-# ---- CPU accounting: who used the cores during a measured run ----------------------------------------
-# The comparison assumes an otherwise idle machine. The script measures where the CPU time went in each run
-# (grona-mock, wrk, everything else) so that a build or test run elsewhere on the machine shows up in the output
-# instead of as a quietly lower ratio. All figures are in clock ticks.
-
-# Busy ticks of the whole machine so far (all CPUs, everything but idle and iowait), from /proc/stat.
-machine_ticks() {
-    awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat
-}
-
-# Busy ticks of one process so far (user + system, all its threads), from /proc; empty if it is gone.
-process_ticks() {
-    # The command name in field 2 may contain spaces; fields are counted after its closing parenthesis.
-    awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null || true
-}
-
-# Busy ticks of this shell's finished children so far (the second line of `times`), which covers a child run by
-# run_child once it has been waited for, and what it waited for (wrk under timeout). Sets CHILDREN_TICKS rather
-# than printing: in a command substitution or a pipeline, `times` would run in a forked subshell, whose children
-# are its own (none), not this shell's.
-CHILDREN_TICKS=0
-children_ticks() {
-    times >"$WORK/times.txt"
-    CHILDREN_TICKS="$(awk -v hz="$HZ" 'NR == 2 {
-        t = 0
-        for (i = 1; i <= 2; i++) { split($i, p, "m"); sub(/s$/, "", p[2]); t += p[1] * 60 + p[2] }
-        printf "%.0f", t * hz
-    }' "$WORK/times.txt")"
-}
-
-# Busy ticks of each thread of a process so far, one "name ticks" line each: grona-mock names its event loop
-# threads grona-loop-N and its one SQLite writer grona-writer, which shows where the server's time went.
-thread_ticks() {
-    local task
-    for task in /proc/"$1"/task/*; do
-        [[ -r "$task/stat" ]] || continue
-        printf '%s %s\n' "$(tr ' ' '_' <"$task/comm" 2>/dev/null || echo "?")" \
-            "$(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "$task/stat" 2>/dev/null || echo 0)"
-    done
-}
-
-# Average cores over SECONDS for a number of ticks, with 2 decimals.
-cores() {
-    awk -v t="$1" -v hz="$HZ" -v d="$2" 'BEGIN { v = t / hz / d; if (v < 0) v = 0; printf "%.2f", v }'
-}
-
-# wrk prints each latency in its own unit (us, ms or s); the table uses milliseconds throughout.
-to_ms() {
-    awk -v v="$1" 'BEGIN {
-        n = v + 0
-        if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n += 0; else if (v ~ /m$/) n *= 60000; else if (v ~ /s$/) n *= 1000
-        printf "%.2fms", n
-    }'
-}
-
-# Reads one figure out of a saved wrk report: rps, requests, elapsed (seconds), p50, p99 or errors (a short
-# description, empty if none).
-wrk_figure() {
-    local file="$1"
-    case "$2" in
-        rps) awk '/^Requests\/sec:/ { print $2 }' "$file" ;;
-        # "  4101 requests in 5.09s, 608.74KB read"
-        requests) awk '/ requests in / { print $1; exit }' "$file" ;;
-        elapsed)
-            awk '/ requests in / {
-                v = $4; sub(/,$/, "", v); n = v + 0
-                if (v ~ /ms$/) n /= 1000; else if (v ~ /m$/) n *= 60
-                print n; exit
-            }' "$file"
-            ;;
-        p50) to_ms "$(awk '$1 == "50%" { print $2 }' "$file")" ;;
-        p99) to_ms "$(awk '$1 == "99%" { print $2 }' "$file")" ;;
-        errors)
-            {
-                grep -E '^ *Non-2xx or 3xx responses:' "$file" | sed -E 's/^ *//' || true
-                # Only non-zero socket error counts matter.
-                grep -E '^ *Socket errors:' "$file" | sed -E 's/^ *//' | grep -E '[1-9]' || true
-            } | paste -sd ';' -
-            ;;
-    esac
-}
 
 # A tag per wrk run, so that event ids never repeat across runs: "<kind><batch>-<epoch seconds>", as long as
 # plain_insert's prefix so that both store ids (and JSON blobs) of the same length.
@@ -392,11 +190,9 @@ measure_grona() {
         grep -q 'CREATE TABLE events' "$WORK/schema.sql" || die "the dumped schema has no events table"
     fi
 
+    wrk_warmup grona-mock "$WORK/wrk-warmup-$batch.txt" -s "$script" "$url" -- "$batch" "$(run_tag w "$batch")" \
+        || die "wrk warm-up failed"
     if ((WARMUP > 0)); then
-        log "== warming up grona-mock (${WARMUP}s)"
-        run_child wrk timeout --kill-after=5 "$((WARMUP + 20))" \
-            wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WARMUP}s" -s "$script" "$url" -- "$batch" "$(run_tag w "$batch")" \
-            >"$WORK/wrk-warmup-$batch.txt" || die "wrk warm-up failed"
         local warm_errors
         warm_errors="$(wrk_figure "$WORK/wrk-warmup-$batch.txt" errors)"
         if [[ -n "$warm_errors" ]]; then
@@ -410,43 +206,18 @@ measure_grona() {
     BEFORE[$batch]="$(stored_events "$db")"
 
     log "== measuring grona-mock (${DURATION}s, batches of $batch)"
-    local m0 c0 g0 m1 c1 g1 t0 t1
-    m0="$(machine_ticks)"
-    children_ticks
-    c0="$CHILDREN_TICKS"
-    g0="$(process_ticks "$GRONA_PID")"
-    thread_ticks "$GRONA_PID" >"$WORK/threads-0.txt"
-    t0="$(date +%s.%N)"
-    run_child wrk timeout --kill-after=5 "$((DURATION + 30))" \
-        wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$script" "$url" \
-        -- "$batch" "$(run_tag m "$batch")" >"$WORK/wrk-$batch.txt" || die "wrk failed"
-    t1="$(date +%s.%N)"
-    m1="$(machine_ticks)"
-    children_ticks
-    c1="$CHILDREN_TICKS"
-    g1="$(process_ticks "$GRONA_PID")"
-    thread_ticks "$GRONA_PID" >"$WORK/threads-1.txt"
+    cpu_before
+    wrk_measure "$WORK/wrk-$batch.txt" -s "$script" "$url" -- "$batch" "$(run_tag m "$batch")" || die "wrk failed"
+    cpu_after
     cat "$WORK/wrk-$batch.txt"
-    # The server must have lived through the load for the figures to mean anything.
-    if ! kill -0 "$GRONA_PID" 2>/dev/null || [[ -z "$g1" ]]; then die "grona-mock died during the run"; fi
-
-    # Approximate: the window also holds wrk's start and end, and loopback softirq work is charged to whichever
-    # process was running.
-    local seconds
-    seconds="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')"
-    GRONA_CORES[$batch]="$(cores "$((g1 - g0))" "$seconds")"
-    WRK_CORES[$batch]="$(cores "$((c1 - c0))" "$seconds")"
-    OTHER_CORES[$batch]="$(cores "$((m1 - m0 - (g1 - g0) - (c1 - c0)))" "$seconds")"
-    # Busy threads only, in name order: "grona-loop-0 0.41, grona-loop-1 0.38, grona-writer 0.52".
-    THREADS_CORES[$batch]="$(awk -v hz="$HZ" -v d="$seconds" '
-        NR == FNR { before[$1] += $2; next }
-        { after[$1] += $2 }
-        END { for (n in after) { c = (after[n] - before[n]) / hz / d; if (c >= 0.01) printf "%s %.2f\n", n, c } }
-    ' "$WORK/threads-0.txt" "$WORK/threads-1.txt" | sort | paste -sd ',' - | sed 's/,/, /g')"
-    log "== cpu during the wrk run: grona-mock ${GRONA_CORES[$batch]} cores (${THREADS_CORES[$batch]:-no busy thread})," \
-        "wrk ${WRK_CORES[$batch]} cores," \
-        "everything else ${OTHER_CORES[$batch]} cores (of $(nproc))"
-    if awk -v o="${OTHER_CORES[$batch]}" -v w="$OTHER_CPU_WARN" 'BEGIN { exit !(o + 0 > w + 0) }'; then
+    check_grona_lived
+    cpu_split
+    GRONA_CORES[$batch]="$CPU_GRONA"
+    WRK_CORES[$batch]="$CPU_WRK"
+    OTHER_CORES[$batch]="$CPU_OTHER"
+    THREADS_CORES[$batch]="$CPU_THREADS"
+    log_cpu_split
+    if above "${OTHER_CORES[$batch]}" "$OTHER_CPU_WARN"; then
         log "warning: other processes used ${OTHER_CORES[$batch]} cores during the run; the machine was not idle," \
             "so grona-mock's figures are likely low"
     fi
@@ -493,7 +264,8 @@ measure_grona() {
 # ---- the reference ---------------------------------------------------------------------------------------
 
 run_plain() {
-    local batch="$1" db="$WORK/plain-$batch.sqlite"
+    local batch="$1"
+    local db="$WORK/plain-$batch.sqlite"
     log "== plain_insert: ${BEFORE[$batch]} untimed rows, then ${STORED[$batch]} timed, in transactions of $batch"
     run_child plain_insert timeout --kill-after=5 600 \
         "$WORK/plain_insert" "$WORK/schema.sql" "$db" "$batch" "${BEFORE[$batch]}" "${STORED[$batch]}" \
@@ -589,11 +361,7 @@ measure_memory() {
     MEM_SECONDS="$(awk -v a="$start" -v b="$now" 'BEGIN { printf "%.0f", b - a }')"
     # SIGINT makes wrk stop and print its report (timeout passes the signal on); TERM and KILL follow if not.
     kill -INT "$CHILD_PID" 2>/dev/null || true
-    local i
-    for ((i = 0; i < 50; i++)); do
-        kill -0 "$CHILD_PID" 2>/dev/null || break
-        sleep 0.1
-    done
+    wait_for_exit "$CHILD_PID" || true
     stop_process "$CHILD_PID" wrk
     CHILD_PID=""
     [[ -n "$MEM_NOTE" ]] && log "warning: $MEM_NOTE"
@@ -625,7 +393,7 @@ measure_memory() {
 # ---------------------------------------------------------------------------------------------------------
 
 report() {
-    local batch acked_s stored_s ratio verdict
+    local batch acked_s stored_s ratio mem_verdict
     echo
     echo "== results: wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s --latency, POST $EVENTS_PATH, $(nproc) cores," \
         "SQLite $(sqlite3 --version | cut -d' ' -f1)"
@@ -651,14 +419,7 @@ report() {
     echo
     echo "target: grona-mock events/s / plain insert rows/s ${TARGET_RATIO}x or better, for each batch size"
     for batch in "${BATCH_SIZES[@]}"; do
-        if [[ -n "${CHECKS[$batch]}" ]]; then
-            verdict="BELOW TARGET (${CHECKS[$batch]})"
-        elif awk -v r="${RATIO[$batch]}" -v t="$TARGET_RATIO" 'BEGIN { exit !(r + 0 >= t + 0) }'; then
-            verdict="PASS"
-        else
-            verdict="BELOW TARGET"
-        fi
-        echo "batch $batch: ${RATIO[$batch]}x: $verdict"
+        echo "batch $batch: ${RATIO[$batch]}x: $(verdict "${RATIO[$batch]}" "${CHECKS[$batch]}")"
     done
 
     echo
@@ -676,34 +437,30 @@ report() {
     echo "memory: $(thousands "${MEM_STORED:-0}") events stored; VmRSS $base MiB past $(thousands "$MEM_STEP")," \
         "$last MiB at the end, peak $peak MiB"
     if [[ -z "$MEM_DONE" || -z "$MEM_BASE_KB" ]]; then
-        verdict="BELOW TARGET (${MEM_NOTE:-the run did not complete})"
+        mem_verdict="BELOW TARGET (${MEM_NOTE:-the run did not complete})"
     elif ((${MEM_PEAK_KB:-0} >= RSS_LIMIT_MIB * 1024)); then
-        verdict="BELOW TARGET (peak $peak MiB)"
+        mem_verdict="BELOW TARGET (peak $peak MiB)"
     elif awk -v l="$MEM_LAST_KB" -v f="$flat_limit" 'BEGIN { exit !(l > f) }'; then
-        verdict="BELOW TARGET (grew from $base to $last MiB)"
+        mem_verdict="BELOW TARGET (grew from $base to $last MiB)"
     elif [[ -n "$MEM_NOTE" ]]; then
-        verdict="BELOW TARGET ($MEM_NOTE)"
+        mem_verdict="BELOW TARGET ($MEM_NOTE)"
     else
-        verdict="PASS"
+        mem_verdict="PASS"
     fi
-    echo "memory: $verdict"
+    echo "memory: $mem_verdict"
 }
 
 declare -A RATIO=()
 
 main() {
-    trap cleanup EXIT
-    # Turning signals into exits makes the EXIT trap do the cleanup in every case.
-    trap 'exit 130' INT
-    trap 'exit 143' TERM
-    # Paths in the script are relative to the repository root, wherever it is run from.
-    cd "$(dirname "${BASH_SOURCE[0]}")/.."
+    install_traps
+    enter_repo_root
     check_settings
     ensure_tools
     build_grona
-    WORK="$(mktemp -d "${TMPDIR:-/tmp}/grona-bench-events.XXXXXX")"
+    make_work_dir events
     build_plain
-    log "== commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $(wrk --version 2>&1 | head -n 1 | cut -d' ' -f1-2)," \
+    log "== commit $(commit_id), $(wrk_version)," \
         "sqlite3 $(sqlite3 --version | cut -d' ' -f1), $(nproc) cores"
     local batch
     for batch in "${BATCH_SIZES[@]}"; do

@@ -15,45 +15,21 @@
 # Traffic goes to 127.0.0.1 only, and every wait and every load run is bounded in time.
 
 set -euo pipefail
+# The plumbing the benchmarks share: cleanup, run_child, building and starting grona-mock, wrk, verdicts.
+# shellcheck source=bench/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 readonly TARGET_RATIO="0.70"
 readonly BODY_BYTES=20480
 readonly CONNECTIONS=64
 readonly THREADS=1
-DURATION="${DURATION:-10}"
-WARMUP="${WARMUP:-2}"
 
-# Filled in as things start, so that cleanup knows what to stop.
-WORK=""
+# Filled in as nginx starts, so that cleanup knows what to stop.
 NGINX_PID=""
-GRONA_PID=""
-CHILD_PID=""
-CHILD_NAME=""
-
-log() { printf '%s\n' "$*"; }
-die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 # ---------------------------------------------------------------------------------------------------------
-# Cleanup: runs on every exit, normal or not, so that no server outlives the script.
+# Cleanup: lib.sh's cleanup stops the child and grona-mock, then nginx here.
 # ---------------------------------------------------------------------------------------------------------
-
-# Stops one process by pid: TERM, a bounded wait, then KILL. Never waits more than about 5 s.
-stop_process() {
-    local pid="$1" name="$2"
-    [[ -n "$pid" ]] || return 0
-    kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null || true; return 0; }
-    kill -TERM "$pid" 2>/dev/null || true
-    local i
-    for ((i = 0; i < 50; i++)); do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    if kill -0 "$pid" 2>/dev/null; then
-        log "warning: $name (pid $pid) ignored SIGTERM for 5 s; killing it"
-        kill -KILL "$pid" 2>/dev/null || true
-    fi
-    wait "$pid" 2>/dev/null || true
-}
 
 # nginx's workers are children of its master; a KILLed master would leave them running, so they are
 # collected by parent pid first and stopped after the master.
@@ -69,74 +45,21 @@ stop_nginx() {
     NGINX_PID=""
 }
 
-cleanup() {
-    local rc=$?
-    trap - EXIT INT TERM
-    stop_process "$CHILD_PID" "$CHILD_NAME"
-    CHILD_PID=""
-    stop_process "$GRONA_PID" grona-mock
-    GRONA_PID=""
-    stop_nginx
-    if [[ -n "$WORK" && -d "$WORK" ]]; then
-        rm -rf -- "$WORK"
-    fi
-    exit "$rc"
-}
-
-# Runs a long command (the build, wrk) in the background and waits for it. bash runs a trap only once the
-# foreground command has finished, but it interrupts `wait` at once; so a signal stops the script right away,
-# and cleanup stops the command too (a background command of a script also ignores SIGINT from the terminal).
-run_child() {
-    CHILD_NAME="$1"
-    shift
-    "$@" &
-    CHILD_PID=$!
-    local rc=0
-    wait "$CHILD_PID" || rc=$?
-    CHILD_PID=""
-    return "$rc"
-}
+cleanup_more() { stop_nginx; }
 
 # ---------------------------------------------------------------------------------------------------------
 # Set-up
 # ---------------------------------------------------------------------------------------------------------
 
-check_settings() {
-    # Accept "10" or "10s"; the number is needed in seconds to bound wrk with timeout(1).
-    DURATION="${DURATION%s}"
-    WARMUP="${WARMUP%s}"
-    [[ "$DURATION" =~ ^[1-9][0-9]*$ ]] || die "DURATION must be a whole number of seconds, got '$DURATION'"
-    [[ "$WARMUP" =~ ^[0-9]+$ ]] || die "WARMUP must be a whole number of seconds, got '$WARMUP'"
-}
-
-# Installs what is missing from Debian. apt-get update runs only when an install is needed, because it is
-# slow and needs the network.
 ensure_tools() {
-    local missing=()
-    command -v wrk >/dev/null 2>&1 || missing+=(wrk)
+    want_command wrk wrk
     # nginx lives in /usr/sbin, which is not on every user's PATH.
-    command -v nginx >/dev/null 2>&1 || [[ -x /usr/sbin/nginx ]] || missing+=(nginx-light)
-    command -v curl >/dev/null 2>&1 || missing+=(curl)
-    command -v python3 >/dev/null 2>&1 || missing+=(python3)
-    if ((${#missing[@]} > 0)); then
-        [[ "$(id -u)" -eq 0 ]] || die "missing ${missing[*]}; install them with apt-get or run as root"
-        log "== installing ${missing[*]}"
-        apt-get update -q
-        # No recommends: nginx-light pulls nothing else it needs here.
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
-    fi
+    command -v nginx >/dev/null 2>&1 || [[ -x /usr/sbin/nginx ]] || MISSING_PACKAGES+=(nginx-light)
+    want_command curl curl
+    want_command python3 python3
+    install_missing
     NGINX="$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)"
-    local tool
-    for tool in wrk curl python3 timeout sha256sum "$NGINX"; do
-        command -v "$tool" >/dev/null 2>&1 || die "$tool is still missing"
-    done
-}
-
-build_grona() {
-    log "== building grona-mock (release)"
-    run_child "swift build" swift build -c release --product grona-mock || die "the release build failed"
-    GRONA_BIN="$(swift build -c release --show-bin-path)/grona-mock"
-    [[ -x "$GRONA_BIN" ]] || die "no executable at $GRONA_BIN after the build"
+    require_commands wrk curl python3 timeout sha256sum "$NGINX"
 }
 
 # A deterministic, realistic-looking JSON document (a page of a product listing), padded through an opaque
@@ -279,45 +202,16 @@ start_nginx() {
 }
 
 start_grona() {
-    # stdbuf: should grona-mock's stdout be block-buffered when it is a file, its URL line still arrives.
-    local runner=(env) name
-    command -v stdbuf >/dev/null 2>&1 && runner=(stdbuf -oL env)
-    # Every option also reads a GRONA_MOCK_* variable; one left set in the caller's shell (an access log, a
-    # different number of event loops) would change what is measured, so the command line alone decides.
-    for name in $(compgen -e); do
-        if [[ "$name" == GRONA_MOCK_* ]]; then runner+=(-u "$name"); fi
-    done
     # --db: received events go to memory, so the run leaves no SQLite file in the working tree.
-    "${runner[@]}" "$GRONA_BIN" serve --port 0 --static "$WORK/www" --db :memory: \
-        >"$WORK/grona.out" 2>"$WORK/grona.err" </dev/null &
-    GRONA_PID=$!
-
-    # Port 0 lets grona-mock pick its own port; it prints its URL once bound.
-    local i port=""
-    for ((i = 0; i < 100; i++)); do
-        port="$(grep -oE 'http://[^ /]+:[0-9]+' "$WORK/grona.out" 2>/dev/null | head -n 1 | sed -E 's/.*:([0-9]+)$/\1/' || true)"
-        [[ -n "$port" ]] && break
-        if ! kill -0 "$GRONA_PID" 2>/dev/null; then
-            log "grona-mock exited before printing its URL; its output:"
-            cat "$WORK/grona.out" "$WORK/grona.err" >&2 || true
-            die "grona-mock could not be started"
-        fi
-        sleep 0.1
-    done
-    if [[ -z "$port" ]]; then
-        log "grona-mock printed no URL within 10 s; its output:"
-        cat "$WORK/grona.out" "$WORK/grona.err" >&2 || true
-        die "grona-mock could not be started"
-    fi
-    # Whatever host the line names, the load goes to 127.0.0.1 only.
-    GRONA_URL="http://127.0.0.1:$port/_mock/static/bench.json"
+    launch_grona --static "$WORK/www" --db :memory:
+    GRONA_URL="http://127.0.0.1:$GRONA_PORT/_mock/static/bench.json"
     wait_http "$GRONA_URL" "$GRONA_PID" 10 || {
         log "grona-mock does not answer GET $GRONA_URL:"
         curl -sS -i --max-time 2 "$GRONA_URL" 2>&1 | head -n 20 >&2 || true
         cat "$WORK/grona.err" >&2 || true
         die "grona-mock is not serving the static file"
     }
-    log "== grona-mock listening on 127.0.0.1:$port (pid $GRONA_PID)"
+    log "== grona-mock listening on 127.0.0.1:$GRONA_PORT (pid $GRONA_PID)"
 }
 
 # Measuring a server that sends the wrong bytes would be meaningless: both bodies must be the file itself.
@@ -340,64 +234,32 @@ verify_bodies() {
 # ---------------------------------------------------------------------------------------------------------
 
 # Runs a warm-up, then the measured run, whose full wrk report is kept in $WORK/wrk-NAME.txt and printed.
-# timeout(1) bounds each run in case wrk itself stalls.
 run_wrk() {
     local name="$1" url="$2"
-    if ((WARMUP > 0)); then
-        log "== warming up $name (${WARMUP}s)"
-        run_child wrk timeout --kill-after=5 "$((WARMUP + 20))" \
-            wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WARMUP}s" "$url" >/dev/null \
-            || die "wrk warm-up against $name failed"
-    fi
+    wrk_warmup "$name" /dev/null "$url" || die "wrk warm-up against $name failed"
     log "== measuring $name (${DURATION}s)"
-    run_child wrk timeout --kill-after=5 "$((DURATION + 30))" \
-        wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency "$url" >"$WORK/wrk-$name.txt" \
-        || die "wrk against $name failed"
+    wrk_measure "$WORK/wrk-$name.txt" "$url" || die "wrk against $name failed"
     cat "$WORK/wrk-$name.txt"
     # The servers must have lived through the load for the figures to mean anything.
     if [[ "$name" == nginx ]]; then kill -0 "$NGINX_PID"; else kill -0 "$GRONA_PID"; fi 2>/dev/null \
         || die "$name died during the run"
 }
 
-# wrk prints each latency in its own unit (us, ms or s); the table uses milliseconds throughout so that the
-# two servers' figures can be compared at a glance.
-to_ms() {
-    awk -v v="$1" 'BEGIN {
-        n = v + 0
-        if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n += 0; else if (v ~ /m$/) n *= 60000; else if (v ~ /s$/) n *= 1000
-        printf "%.2fms", n
-    }'
-}
-
-# Reads one figure out of a saved wrk report: rps, p50, p99 or errors (a short description, empty if none).
-wrk_figure() {
-    local file="$WORK/wrk-$1.txt"
-    case "$2" in
-        rps) awk '/^Requests\/sec:/ { print $2 }' "$file" ;;
-        p50) to_ms "$(awk '$1 == "50%" { print $2 }' "$file")" ;;
-        p99) to_ms "$(awk '$1 == "99%" { print $2 }' "$file")" ;;
-        errors)
-            {
-                grep -E '^ *Non-2xx or 3xx responses:' "$file" | sed -E 's/^ *//' || true
-                # Only non-zero socket error counts matter.
-                grep -E '^ *Socket errors:' "$file" | sed -E 's/^ *//' | grep -E '[1-9]' || true
-            } | paste -sd ';' -
-            ;;
-    esac
-}
+# Reads one figure out of NAME's saved wrk report: figure NAME rps|p50|p99|errors.
+figure() { wrk_figure "$WORK/wrk-$1.txt" "$2"; }
 
 report() {
-    local ng_rps gm_rps ratio verdict name
-    ng_rps="$(wrk_figure nginx rps)"
-    gm_rps="$(wrk_figure grona-mock rps)"
+    local ng_rps gm_rps ratio name
+    ng_rps="$(figure nginx rps)"
+    gm_rps="$(figure grona-mock rps)"
     [[ -n "$ng_rps" && -n "$gm_rps" ]] || die "could not read Requests/sec from wrk's output"
 
     echo
     echo "== results: wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s --latency, ${BODY_BYTES}-byte JSON body, $(nproc) cores"
     printf '%-12s %14s %10s %10s\n' server "requests/s" p50 p99
     for name in nginx grona-mock; do
-        printf '%-12s %14s %10s %10s\n' "$name" "$(wrk_figure "$name" rps)" \
-            "$(wrk_figure "$name" p50)" "$(wrk_figure "$name" p99)"
+        printf '%-12s %14s %10s %10s\n' "$name" "$(figure "$name" rps)" \
+            "$(figure "$name" p50)" "$(figure "$name" p99)"
     done
 
     # The verdict is taken on the rounded figure, so the printed ratio and the verdict never disagree.
@@ -406,38 +268,26 @@ report() {
     echo "target: ${TARGET_RATIO}x or better"
 
     local ng_err gm_err
-    ng_err="$(wrk_figure nginx errors)"
-    gm_err="$(wrk_figure grona-mock errors)"
+    ng_err="$(figure nginx errors)"
+    gm_err="$(figure grona-mock errors)"
     [[ -z "$ng_err" ]] || echo "warning: nginx had errors: $ng_err"
     [[ -z "$gm_err" ]] || echo "warning: grona-mock had errors: $gm_err"
-
-    if [[ -n "$gm_err" ]]; then
-        # A fast rate made of failed responses does not meet the target.
-        verdict="BELOW TARGET (grona-mock had errors)"
-    elif awk -v r="$ratio" -v t="$TARGET_RATIO" 'BEGIN { exit !(r + 0 >= t + 0) }'; then
-        verdict="PASS"
-    else
-        verdict="BELOW TARGET"
-    fi
-    echo "$verdict"
+    # A fast rate made of failed responses does not meet the target.
+    verdict "$ratio" "${gm_err:+grona-mock had errors}"
 }
 
 main() {
-    trap cleanup EXIT
-    # Turning signals into exits makes the EXIT trap do the cleanup in every case.
-    trap 'exit 130' INT
-    trap 'exit 143' TERM
-    # Paths in the script are relative to the repository root, wherever it is run from.
-    cd "$(dirname "${BASH_SOURCE[0]}")/.."
-    check_settings
+    install_traps
+    enter_repo_root
+    check_durations
     ensure_tools
     build_grona
-    WORK="$(mktemp -d "${TMPDIR:-/tmp}/grona-bench-http.XXXXXX")"
+    make_work_dir http
     generate_body
     start_nginx
     start_grona
     verify_bodies
-    log "== commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $("$NGINX" -v 2>&1 | sed 's/^nginx version: //'), $(wrk --version 2>&1 | head -n 1 | cut -d' ' -f1-2)"
+    log "== commit $(commit_id), $("$NGINX" -v 2>&1 | sed 's/^nginx version: //'), $(wrk_version)"
     run_wrk nginx "$NGINX_URL"
     run_wrk grona-mock "$GRONA_URL"
     report
