@@ -13,31 +13,36 @@ enum ClockRoutes {
                         "Unknown field \(Quote.text(unknown)); the clock takes advanceMs, offsetMs, freeze (with at), reset."
                 )
             }
+            // Every value is checked before anything changes, so a bad request changes nothing.
+            let offset = try milliseconds(body["offsetMs"], "offsetMs")
+            let advance = try milliseconds(body["advanceMs"], "advanceMs")
+            let at = try milliseconds(body["at"], "at")
+            let freeze = body["freeze"]
+            guard freeze == nil || freeze?.boolValue != nil else { throw invalid("freeze must be true or false") }
             if body["reset"]?.boolValue == true { clock.reset() }
-            if let offset = body["offsetMs"] {
-                guard let milliseconds = offset.int64Value else { throw invalid("offsetMs must be whole milliseconds") }
-                clock.setOffset(milliseconds: milliseconds)
-            }
-            if let advance = body["advanceMs"] {
-                guard let milliseconds = advance.int64Value else {
-                    throw invalid("advanceMs must be whole milliseconds")
-                }
-                clock.advance(byMilliseconds: milliseconds)
-            }
-            if let freeze = body["freeze"] {
-                guard let flag = freeze.boolValue else { throw invalid("freeze must be true or false") }
-                if flag {
-                    let at = body["at"]
-                    guard at == nil || at?.int64Value != nil else {
-                        throw invalid("at must be Unix epoch milliseconds")
-                    }
-                    clock.freeze(atMilliseconds: at?.int64Value)
-                } else {
-                    clock.unfreeze()
-                }
+            if let offset { clock.setOffset(milliseconds: offset) }
+            if let advance { clock.advance(byMilliseconds: advance) }
+            switch freeze?.boolValue {
+            case true?: clock.freeze(atMilliseconds: at)
+            case false?: clock.unfreeze()
+            case nil: break
             }
             return HTTPResponse.json(state(clock))
         }
+    }
+
+    /// ±100 years in milliseconds: any test's needs, and far from where the arithmetic could overflow.
+    static let limit: Int64 = 100 * 366 * 86_400_000
+
+    private static func milliseconds(_ value: JSONValue?, _ field: String) throws(HTTPError) -> Int64? {
+        guard let value else { return nil }
+        guard let number = value.int64Value,
+            (-limit...limit).contains(number) || field == "at" && (0...4 * limit).contains(number)
+        else {
+            throw invalid(
+                "\(field) must be whole milliseconds within ±100 years\(field == "at" ? " (Unix epoch)" : "")")
+        }
+        return number
     }
 
     private static func state(_ clock: ServerClock) -> String {

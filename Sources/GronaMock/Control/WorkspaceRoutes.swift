@@ -13,7 +13,7 @@ enum WorkspaceRoutes {
         router.on(.get, "/_mock/workspaces/{key}") { request in
             let entry = try lookup(request, registry)
             var body = summary(entry).objectValue ?? JSONObject()
-            body.set("workspace", entry.source)
+            body.set("workspace", redactingSecrets(entry.source))
             return HTTPResponse.json(JSONValue.object(body).serialized())
         }
         router.on(.put, "/_mock/workspaces/{key}", bodyLimit: bodyLimit) { request in
@@ -89,6 +89,13 @@ enum WorkspaceRoutes {
                 try registry.rotate(role, in: request.pathParameters["key"] ?? "")
             }
         }
+    }
+
+    /// The source with its secret keys masked: a key is shown once, when a clone is made, and never again.
+    private static func redactingSecrets(_ source: JSONValue) -> JSONValue {
+        guard var root = source.objectValue, let secrets = root["secretKeys"]?.arrayValue else { return source }
+        root.set("secretKeys", .array(secrets.map { _ in .string("[redacted]") }))
+        return .object(root)
     }
 
     /// The entry as the control API shows it: key, revision, origin, keys and problems.

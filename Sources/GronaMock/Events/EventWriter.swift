@@ -93,17 +93,27 @@ final class EventWriter: Sendable {
                     try? connection.execute("ROLLBACK")
                     throw error
                 }
-                stored += results.reduce(0) { $0 + ((try? $1.get().accepted) ?? 0) }
-                if !deleted.isEmpty {
-                    stored = Int(try connection.scalarText("SELECT count(*) FROM events") ?? "0") ?? 0
-                }
-                stored -= try prune(connection, stored: stored)
             }
         } catch {
             logger.error("events could not be stored", [("error", "\(error)")])
             results = Array(repeating: .failure(error), count: results.count + group.count)
             deleted = Array(repeating: .failure(error), count: group.count)
             touched = []
+        }
+        // Committed: whatever happens from here on, the answers are successes. Keeping the bound is
+        // housekeeping, and its failure is only logged.
+        if maxEvents != nil && !touched.isEmpty || !deleted.isEmpty {
+            do {
+                try database.withConnection { connection throws(SQLiteError) in
+                    stored += results.reduce(0) { $0 + ((try? $1.get().accepted) ?? 0) }
+                    if !deleted.isEmpty {
+                        stored = Int(try connection.scalarText("SELECT count(*) FROM events") ?? "0") ?? 0
+                    }
+                    stored -= try prune(connection, stored: stored)
+                }
+            } catch {
+                logger.warning("could not drop the oldest events past --max-events", [("error", "\(error)")])
+            }
         }
         if let metrics {
             var written = 0
@@ -179,16 +189,35 @@ final class EventWriter: Sendable {
         return connection.changes
     }
 
-    /// `--max-events`: drops the oldest events (and what hangs off them) beyond the bound; returns how many.
+    /// `--max-events`: drops the oldest events (and what hangs off them, and rejected events beyond the same
+    /// bound) beyond the bound; returns how many events went.
     private func prune(_ connection: SQLiteConnection, stored: Int) throws(SQLiteError) -> Int {
         guard let maxEvents, stored > maxEvents else { return 0 }
         let excess = stored - maxEvents
         let cutoff =
             Int64(try connection.scalarText("SELECT seq FROM events ORDER BY seq LIMIT 1 OFFSET \(excess - 1)") ?? "0")
             ?? 0
-        try connection.execute(
-            "DELETE FROM events WHERE seq <= \(cutoff); DELETE FROM purchase_treatments WHERE event_seq <= \(cutoff)")
+        // One transaction, so a crash cannot leave purchase treatments without their event; rolled back if
+        // any part fails, so the next group's BEGIN is not refused.
+        do {
+            try pruneUpTo(cutoff, keeping: maxEvents, connection)
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
         return excess
+    }
+
+    private func pruneUpTo(_ cutoff: Int64, keeping maxEvents: Int, _ connection: SQLiteConnection) throws(SQLiteError)
+    {
+        try connection.execute(
+            """
+            BEGIN IMMEDIATE;
+            DELETE FROM events WHERE seq <= \(cutoff);
+            DELETE FROM purchase_treatments WHERE event_seq <= \(cutoff);
+            DELETE FROM rejected_events WHERE seq <= (SELECT max(seq) FROM rejected_events) - \(maxEvents);
+            COMMIT;
+            """)
     }
 
     /// The writer's prepared statements, compiled once on its connection.

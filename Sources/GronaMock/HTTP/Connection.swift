@@ -49,6 +49,8 @@ final class Connection {
     private var closingAfterError = false
     /// An injected fault: close at once once the queue is written, with no lingering.
     private var abortAfterFlush = false
+    /// The client finished sending: close when every request read so far has been answered.
+    private var closeWhenAnswered = false
     private var readPaused = false
     private var peerClosed = false
     private var isClosed = false
@@ -92,7 +94,11 @@ final class Connection {
                 return
             }
             // Draining before a close, or past the last request this connection will read: discard.
-            if lingerDeadline != nil || !acceptsRequests { continue }
+            if lingerDeadline != nil || !acceptsRequests {
+                // Discarding, but still a bounded amount per wake-up, so one client cannot hold the loop.
+                if count < loop.readBuffer.count { break }
+                continue
+            }
             parser.append(UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<count]))
             processInput()
             if isClosed || count < loop.readBuffer.count { break }
@@ -106,7 +112,8 @@ final class Connection {
         if lingerDeadline != nil || (inFlight.isEmpty && outbound.isEmpty) {
             close()
         } else {
-            closeAfterFlush = true
+            // Every request already read is still owed its answer: close once all of them are written.
+            closeWhenAnswered = true
             updateInterest()
         }
     }
@@ -114,7 +121,9 @@ final class Connection {
     /// Parses and dispatches every complete request buffered, until the pipeline is full.
     private func processInput() {
         while acceptsRequests && !isClosed {
-            if inFlight.count >= configuration.maxPipelinedRequests || outboundBytes >= Self.readHighWater {
+            // A request whose body is being read finishes first, or it could wait out its body timeout.
+            let full = inFlight.count >= configuration.maxPipelinedRequests || outboundBytes >= Self.readHighWater
+            if full && current == nil {
                 readPaused = true
                 updateInterest()
                 return
@@ -215,6 +224,8 @@ final class Connection {
     private func enqueue(_ sequence: UInt64, _ response: HTTPResponse) {
         nextToSend = sequence + 1
         guard let request = inFlight.removeValue(forKey: sequence) else { return }
+        // After a response that closes the connection, nothing more may follow it on the wire.
+        guard !closeAfterFlush else { return }
         let keepAlive = request.keepAlive && !response.closesConnection && !loop.isShuttingDown
         let sendsBody = !request.isHead && !response.status.forbidsBody && !response.body.isEmpty
         switch response.delivery {
@@ -284,6 +295,10 @@ final class Connection {
             consume(sent)
         }
         if outbound.isEmpty && !isClosed {
+            if closeWhenAnswered && inFlight.isEmpty && finished.isEmpty {
+                close()
+                return
+            }
             if closeAfterFlush {
                 if abortAfterFlush {
                     close()

@@ -43,7 +43,7 @@ final class EventLoop: @unchecked Sendable {
     private let poller: Poller
     private let listener: Int32
     private let tasks = Mutex<[@Sendable () -> Void]>([])
-    private let shutdownRequested = Atomic<Bool>(false)
+    let shutdownRequested = Atomic<Bool>(false)
 
     // Confined to the loop thread.
     private var connections: [UInt64: Connection] = [:]
@@ -113,9 +113,11 @@ final class EventLoop: @unchecked Sendable {
                 for connection in Array(connections.values) { connection.checkTimeouts(now: now) }
             }
             if shuttingDown {
-                if connections.isEmpty { return }
-                if now >= context.shutdownDeadline.load(ordering: .relaxed) {
+                if connections.isEmpty || now >= context.shutdownDeadline.load(ordering: .relaxed) {
                     for connection in Array(connections.values) { connection.close() }
+                    // A connection another loop accepted just before shutdown may still be on its way here:
+                    // adopt closes it, rather than leaving its descriptor open with no loop.
+                    for task in takeTasks() { task() }
                     return
                 }
             }
@@ -178,7 +180,7 @@ final class EventLoop: @unchecked Sendable {
             let loops = context.loops.value ?? []
             let target =
                 loops.isEmpty ? self : loops[context.nextLoop.add(1, ordering: .relaxed).newValue % loops.count]
-            if target === self {
+            if target === self || target.shutdownRequested.load(ordering: .acquiring) {
                 adopt(fd, peer: peer)
             } else {
                 target.execute { target.adopt(fd, peer: peer) }

@@ -23,13 +23,13 @@ public final class ServerClock: Sendable {
     /// Unix epoch milliseconds, as the mock sees them.
     public func nowMilliseconds() -> Int64 {
         let (offset, frozen) = state.withLock { ($0.offsetMilliseconds, $0.frozenAt) }
-        return frozen ?? Self.wallMilliseconds() + offset
+        return frozen ?? Self.wallMilliseconds().clampedAdding(offset)
     }
 
     /// Unix epoch seconds, as the mock sees them.
     public func nowSeconds() -> Int64 {
         let milliseconds = nowMilliseconds()
-        return milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+        return milliseconds >= 0 ? milliseconds / 1000 : milliseconds.clampedAdding(-999) / 1000
     }
 
     static func wallMilliseconds() -> Int64 {
@@ -41,8 +41,8 @@ public final class ServerClock: Sendable {
     /// Shifts the clock by `milliseconds` (a frozen clock stays frozen, at the shifted time).
     public func advance(byMilliseconds milliseconds: Int64) {
         state.withLock { state in
-            state.offsetMilliseconds += milliseconds
-            if let frozen = state.frozenAt { state.frozenAt = frozen + milliseconds }
+            state.offsetMilliseconds = state.offsetMilliseconds.clampedAdding(milliseconds)
+            if let frozen = state.frozenAt { state.frozenAt = frozen.clampedAdding(milliseconds) }
         }
     }
 
@@ -56,7 +56,7 @@ public final class ServerClock: Sendable {
     public func unfreeze() {
         let wall = Self.wallMilliseconds()
         state.withLock { state in
-            if let frozen = state.frozenAt { state.offsetMilliseconds = frozen - wall }
+            if let frozen = state.frozenAt { state.offsetMilliseconds = frozen.clampedAdding(-wall) }
             state.frozenAt = nil
         }
     }
@@ -69,11 +69,20 @@ public final class ServerClock: Sendable {
     /// Now, the offset, and whether the clock is frozen, read together.
     public func snapshot() -> (now: Int64, offsetMilliseconds: Int64, frozen: Bool) {
         let (offset, frozen) = state.withLock { ($0.offsetMilliseconds, $0.frozenAt) }
-        return (frozen ?? Self.wallMilliseconds() + offset, offset, frozen != nil)
+        return (frozen ?? Self.wallMilliseconds().clampedAdding(offset), offset, frozen != nil)
     }
 
     /// Back to the wall clock.
     public func reset() {
         state.withLock { $0 = State() }
+    }
+}
+
+extension Int64 {
+    /// Addition that stops at the ends of the range instead of trapping: the clock takes offsets from
+    /// requests, and no request may crash the server.
+    func clampedAdding(_ other: Int64) -> Int64 {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? (other > 0 ? .max : .min) : sum
     }
 }

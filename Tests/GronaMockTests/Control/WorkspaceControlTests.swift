@@ -234,3 +234,64 @@ struct ClockAndAdminTests {
             try fetch(server.port, "GET /v1/mobile/workspaces/shop/config HTTP/1.1\r\nHost: x\r\n\r\n").status == 200)
     }
 }
+
+@Suite("Control API robustness")
+struct ControlRobustnessTests {
+    @Test("clock values that could overflow are refused, and the server keeps serving")
+    func clockBounds() throws {
+        let fixture = try MockFixture.standard()
+        try fixture.withServer { server in
+            for body in [
+                #"{"offsetMs":9223372036854775000}"#, #"{"advanceMs":-9223372036854775000}"#,
+                #"{"freeze":true,"at":-9223372036854775000}"#,
+            ] {
+                let response = try fetch(server.port, Control.request("POST", "/_mock/clock", body: body))
+                #expect(response.status == 400)
+                #expect(response.text.contains("invalid_clock"))
+            }
+            for _ in 0..<3 {
+                let advanced = try fetch(
+                    server.port, Control.request("POST", "/_mock/clock", body: #"{"advanceMs":3155760000000}"#))
+                #expect(advanced.status == 200)
+            }
+            #expect(try fetch(server.port, Control.request("GET", "/_mock/health")).status == 200)
+        }
+    }
+
+    @Test("a workspace's secret keys are masked in GET /_mock/workspaces/{key}")
+    func secretsMasked() throws {
+        let fixture = try MockFixture.standard()
+        try fixture.withServer { server in
+            let response = try fetch(server.port, Control.request("GET", "/_mock/workspaces/shop"))
+            #expect(response.status == 200)
+            #expect(!response.text.contains("sk_test_shop_secret"))
+            #expect(try JSONParser().parse(response.body)["workspace"]?["secretKeys"] == ["[redacted]"])
+        }
+    }
+
+    @Test("--max-events keeps the newest events and drops the oldest")
+    func maxEvents() throws {
+        let fixture = try MockFixture.standard()
+        var configuration = fixture.configuration()
+        configuration.maxEvents = 5
+        let server = try GronaMockServer.start(configuration, logger: .silent)
+        defer {
+            server.shutdown()
+            server.wait()
+        }
+        for batch in 0..<4 {
+            let events = (0..<3).map { index in
+                #"{"eventID":"b\#(batch)-e\#(index)","type":"served","timestamp":1,"placement":"home_top","#
+                    + #""screen":{"type":"home"},"visitID":"v","campaignID":"home-hero","variantID":"banner","arm":"treatment"}"#
+            }
+            let body =
+                #"{"workspaceKey":"shop","installID":"i","sdk":{"platform":"ios","version":"1"},"#
+                + #""app":{"id":"a","version":"1"},"sentAt":1,"events":[\#(events.joined(separator: ","))]}"#
+            #expect(try fetch(server.port, Control.request("POST", "/v1/mobile/events", body: body)).status == 200)
+        }
+        let listed = try JSONParser().parse(
+            try fetch(server.port, Control.request("GET", "/_mock/events?limit=100")).body)
+        let ids = listed["events"]?.arrayValue?.compactMap { $0["eventID"]?.stringValue } ?? []
+        #expect(ids == ["b2-e1", "b2-e2", "b3-e0", "b3-e1", "b3-e2"])
+    }
+}

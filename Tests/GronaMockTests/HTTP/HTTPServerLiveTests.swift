@@ -137,6 +137,21 @@ struct HTTPServerLiveTests {
         }
     }
 
+    @Test("pipelined requests from a client that half-closes are all answered before the close")
+    func pipelinedThenHalfClose() throws {
+        try withLiveServer { server in
+            let client = try RawClient(port: server.port)
+            let requests = (0..<3).map { "GET /later/\((3 - $0) * 20)?id=\($0) HTTP/1.1\r\nHost: x\r\n\r\n" }
+            try client.send(requests.joined())
+            client.finishSending()
+            for index in 0..<3 {
+                let response = try client.readResponse()
+                #expect(response.text == "{\"id\":\"\(index)\"}")
+            }
+            #expect(client.isClosedByServer())
+        }
+    }
+
     @Test("a client that vanishes while its answer is pending does not disturb the server")
     func clientResetWhileDeferred() throws {
         let gate = Gate()
