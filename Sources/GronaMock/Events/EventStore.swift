@@ -18,13 +18,12 @@ public final class EventStore: Sendable {
     public func databaseBytes() -> Int64 {
         let pages =
             (try? database.withReader { connection throws(SQLiteError) in
-                Int64(try connection.scalarText("PRAGMA page_count") ?? "0") ?? 0
+                Int64(
+                    try connection.scalarText(
+                        "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()") ?? "0")
+                    ?? 0
             }) ?? 0
-        let pageSize =
-            (try? database.withReader { connection throws(SQLiteError) in
-                Int64(try connection.scalarText("PRAGMA page_size") ?? "0") ?? 0
-            }) ?? 0
-        return pages * pageSize + (FileSystem.size(database.path + "-wal") ?? 0)
+        return pages + (FileSystem.size(database.path + "-wal") ?? 0)
     }
 
     /// A store that only reads: the command line's, on the database file, with or without a server running.

@@ -1,24 +1,21 @@
-/// Writes JSON string literals (RFC 8259 §7) for the few hand-written bodies on hot paths (error bodies,
-/// the events acknowledgement), where going through an encoder would cost more than the answer.
+/// JSON string literals for the few hand-written bodies and log lines (error bodies, JWS headers, JSON logs),
+/// where building a `JSONValue` would cost more than the text.
 enum JSONText {
-    /// `text` as a quoted JSON string, escaping quotes, backslashes and control characters.
+    /// `text` as a quoted JSON string, escaped by `JSONWriter` (RFC 8259 §7), with U+2028 and U+2029 also
+    /// escaped: they are valid JSON but end a line in JavaScript, and these strings end up in logs and pages.
     static func quoted(_ text: some StringProtocol) -> String {
-        var result = "\""
-        result.reserveCapacity(text.utf8.count + 2)
-        for scalar in text.unicodeScalars {
+        var bytes: [UInt8] = []
+        JSONWriter.writeString(String(text), to: &bytes)
+        let quoted = String(decoding: bytes, as: UTF8.self)
+        guard quoted.unicodeScalars.contains(where: { $0 == "\u{2028}" || $0 == "\u{2029}" }) else { return quoted }
+        var result = ""
+        for scalar in quoted.unicodeScalars {
             switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029:
-                let hex = String(scalar.value, radix: 16)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            case "\u{2028}": result += "\\u2028"
+            case "\u{2029}": result += "\\u2029"
             default: result.unicodeScalars.append(scalar)
             }
         }
-        result += "\""
         return result
     }
 }
