@@ -109,7 +109,15 @@ final class Connection {
     private func peerEnded() {
         peerClosed = true
         acceptsRequests = false
-        if lingerDeadline != nil || (inFlight.isEmpty && outbound.isEmpty) {
+        requestStarted = false
+        // A request whose body was cut off can never be completed, and no handler has seen it yet: drop it,
+        // or the connection would wait for it for ever (RFC 9112 §8: an incomplete message is not processed).
+        if let cut = current {
+            inFlight[cut.sequence] = nil
+            if continueFor == cut.sequence { continueFor = nil }
+            current = nil
+        }
+        if lingerDeadline != nil || (inFlight.isEmpty && outbound.isEmpty && finished.isEmpty) {
             close()
         } else {
             // Every request already read is still owed its answer: close once all of them are written.

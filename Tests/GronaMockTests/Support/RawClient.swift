@@ -27,6 +27,7 @@ final class RawClient {
 
     private let fd: Int32
     private var buffer: [UInt8] = []
+    private var isClosed = false
 
     /// Connects to 127.0.0.1:`port`; every read gives up after `timeout` seconds.
     init(port: Int, timeout: Double = 5) throws {
@@ -49,7 +50,20 @@ final class RawClient {
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    deinit { close(fd) }
+    deinit { closeNow() }
+
+    /// Closes the socket (a FIN, or a reset when unread bytes remain), as a client that gives up does.
+    func closeNow() {
+        guard !isClosed else { return }
+        isClosed = true
+        close(fd)
+    }
+
+    /// Shrinks the receive buffer before a large response, so the server soon finds the socket full.
+    func shrinkReceiveBuffer(to bytes: Int32 = 4096) {
+        var size = bytes
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
 
     func send(_ text: String) throws { try send(Array(text.utf8)) }
 
