@@ -190,20 +190,27 @@ public struct HTTPRequestParser {
 
     /// The index just past the CRLFCRLF that ends the head, or nil; remembers how far it looked so that
     /// bytes arriving one at a time are not scanned again and again.
+    ///
+    /// A bare LF fails at once with 400 (RFC 9112 §2.2 lets a recipient accept one; we choose not to, as most
+    /// proxies do not, so a head ended by bare LFs never waits for a CRLFCRLF that will not come). Only the
+    /// first `maxHeadBytes` are looked at, so a bare LF past the limit is a 431 however the bytes were split.
     private mutating func findBlankLine(scanned: Int) throws(HTTPParseError) -> Int? {
         let start = readIndex
-        let end = buffer.count
-        let found = buffer.withUnsafeBufferPointer { bytes -> Int? in
-            var index = max(start + scanned, start + 3)
+        let end = min(buffer.count, start + limits.maxHeadBytes)
+        let scan = buffer.withUnsafeBufferPointer { bytes -> (found: Int?, bareLF: Bool) in
+            var index = start + scanned
             while index < end {
-                if bytes[index] == 0x0A, bytes[index - 1] == 0x0D, bytes[index - 2] == 0x0A, bytes[index - 3] == 0x0D {
-                    return index + 1
+                if bytes[index] == 0x0A {
+                    guard index > start, bytes[index - 1] == 0x0D else { return (nil, true) }
+                    if index - start >= 3, bytes[index - 2] == 0x0A, bytes[index - 3] == 0x0D { return (index + 1, false) }
                 }
                 index += 1
             }
-            return nil
+            return (nil, false)
         }
-        let length = (found ?? end) - start
+        if scan.bareLF { throw .badRequest("a bare LF in the header section (lines end with CRLF)") }
+        let found = scan.found
+        let length = (found ?? buffer.count) - start
         if length > limits.maxHeadBytes || (found == nil && length >= limits.maxHeadBytes) {
             throw .headerFieldsTooLarge("request line and headers exceed \(limits.maxHeadBytes) bytes")
         }

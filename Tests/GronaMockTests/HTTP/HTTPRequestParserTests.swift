@@ -618,8 +618,15 @@ struct ParserRejection: Sendable, CustomTestStringConvertible {
             "a bare CR or LF in the header section"),
         bad(
             "bare LF in the header section", "GET / HTTP/1.1\nHost: a\r\n\r\n",
-            "a bare CR or LF in the header section"),
-        bad("bare LF line endings", "GET / HTTP/1.1\nHost: a\n\r\n\r\n", "a bare CR or LF in the header section"),
+            "a bare LF in the header section (lines end with CRLF)"),
+        bad(
+            "bare LF line endings", "GET / HTTP/1.1\nHost: a\n\r\n\r\n",
+            "a bare LF in the header section (lines end with CRLF)"),
+        // Nothing more will come: the verdict must not wait for a CRLFCRLF (it used to end in a 408).
+        bad(
+            "a head ended by bare LF alone", "GET / HTTP/1.1\nHost: a\n\n",
+            "a bare LF in the header section (lines end with CRLF)"),
+        bad("a bare LF before the request line", "\nGET / HTTP/1.1\r\nHost: a\r\n\r\n", "a bare LF in the header section (lines end with CRLF)"),
         bad("NUL in a field value", get + "X: a\u{0}b\r\n\r\n", "a field value holds a control character"),
         bad("SOH in a field value", get + "X: a\u{1}b\r\n\r\n", "a field value holds a control character"),
         bad("ESC in a field value", get + "X: \u{1B}[31m\r\n\r\n", "a field value holds a control character"),
