@@ -35,11 +35,21 @@ public final class GronaMockServer: Sendable {
     public static func start(
         _ configuration: GronaMockConfiguration, logger: Logger = Logger()
     ) throws(StartupError) -> GronaMockServer {
+        if let token = configuration.adminToken, let problem = AdminToken.problem(with: token) {
+            throw StartupError("--admin-token: \(problem)")
+        }
         for (option, directory) in [
             ("--workspaces", configuration.workspacesDirectory), ("--keys", configuration.keysDirectory),
         ]
         where !FileSystem.isDirectory(directory) {
             throw StartupError("\(option) \(directory) is not a directory (run from the repository root, or name it)")
+        }
+        // Read before any thread starts, so a bad directory stops start-up with nothing left running.
+        let staticFiles = try configuration.staticDirectory.map { directory throws(StartupError) in
+            try StaticFiles.load(from: directory)
+        }
+        for name in staticFiles?.outside ?? [] {
+            logger.warning("static file not served: it resolves outside --static", [("name", name)])
         }
         let clock = ServerClock()
         let database: Database
@@ -63,7 +73,8 @@ public final class GronaMockServer: Sendable {
         storeReference.value = events
 
         var router = Router(logger: logger)
-        HealthRoutes.register(on: &router)
+        // First, so that it runs before any other middleware; it covers routes added after it too.
+        if let token = configuration.adminToken { AdminToken.protect(&router, token: token) }
         let faults = FaultEngine()
         ConfigRoutes.register(on: &router, registry: workspaces, maxAge: configuration.configMaxAge, faults: faults)
         let grants = GrantLog { metrics.add("grona_grants_issued_total", $0) }
@@ -77,14 +88,15 @@ public final class GronaMockServer: Sendable {
         ResetRoutes.register(
             on: &router, registry: workspaces, events: events, faults: faults, clock: clock, grants: grants)
         let serverReference = Late<HTTPServer>()
+        HealthRoutes.register(
+            on: &router,
+            parts: HealthRoutes.Parts(
+                events: events, registry: workspaces, openConnections: { serverReference.value?.openConnections ?? 0 },
+                maxConnections: configuration.http.maxConnections))
         MetricsRoutes.register(on: &router, metrics: metrics, events: events) {
             serverReference.value?.openConnections ?? 0
         }
-        if let token = configuration.adminToken { AdminToken.protect(&router, token: token) }
-        if let directory = configuration.staticDirectory {
-            let files = try StaticFiles.load(from: directory)
-            files.register(on: &router)
-        }
+        staticFiles?.register(on: &router)
         let server: HTTPServer
         do {
             server = try HTTPServer.start(configuration: configuration.http, router: router, logger: logger) {
@@ -114,6 +126,9 @@ public final class GronaMockServer: Sendable {
             return KeyStore(directory: directory, keys: [:])
         }
     }
+
+    /// Every route served, in registration order: for tests that walk the table and for documentation checks.
+    public var routes: [(method: HTTPMethod, pattern: String)] { server.routes }
 
     /// The base URL, with the real port.
     public var url: String { server.url }

@@ -8,6 +8,9 @@ struct OptionSpec {
     let environment: String?
     let defaultValue: String?
     let help: String
+    /// An empty environment variable is passed on as an empty value rather than read as unset: for options
+    /// where "set but empty" is a mistake to refuse (an admin token), not a way to say "default".
+    var keepsEmptyEnvironment = false
 
     var isFlag: Bool { valueName == nil }
 
@@ -121,7 +124,9 @@ struct ParsedOptions {
                     }
                 }
             } else if parsed.values[spec.name] == nil {
-                if let variable = spec.environment, let text = environment[variable], !text.isEmpty {
+                if let variable = spec.environment, let text = environment[variable],
+                    !text.isEmpty || spec.keepsEmptyEnvironment
+                {
                     parsed.values[spec.name] = text
                 } else if let defaultValue = spec.defaultValue {
                     parsed.values[spec.name] = defaultValue

@@ -27,9 +27,13 @@ enum ServeCommand {
         .value(
             "static", "DIR", environment: "GRONA_MOCK_STATIC",
             help: "Serve the files of DIR under /_mock/static/<name>."),
-        .value(
-            "admin-token", "TOKEN", environment: "GRONA_MOCK_ADMIN_TOKEN",
-            help: "Require Authorization: Bearer TOKEN on /_mock routes (all but health)."),
+        {
+            var token = OptionSpec.value(
+                "admin-token", "TOKEN", environment: "GRONA_MOCK_ADMIN_TOKEN",
+                help: "Require Authorization: Bearer TOKEN on /_mock routes (all but health); never empty.")
+            token.keepsEmptyEnvironment = true
+            return token
+        }(),
         .value(
             "max-events", "N", environment: "GRONA_MOCK_MAX_EVENTS",
             help: "Keep at most N events, dropping the oldest (default: keep all)."),
@@ -133,7 +137,11 @@ enum ServeCommand {
             staticDirectory: parsed.value("static"),
             configMaxAge: try parsed.integer("config-max-age", in: 0...31_536_000) ?? 60,
             maxEvents: try parsed.integer("max-events", in: 1...1_000_000_000))
-        configuration.adminToken = parsed.value("admin-token").flatMap { $0.isEmpty ? nil : $0 }
+        if let token = parsed.value("admin-token") {
+            // An empty GRONA_MOCK_ADMIN_TOKEN must not quietly mean "no token".
+            if let problem = AdminToken.problem(with: token) { throw UsageError("--admin-token: \(problem)") }
+            configuration.adminToken = token
+        }
         return (configuration, Logger(format: format))
     }
 }

@@ -12,18 +12,30 @@ struct StaticFiles: Sendable {
     }
 
     let files: [String: File]
+    /// Names left out because they resolve outside the directory (a symbolic link out of it).
+    let outside: [String]
 
+    /// Reads the directory's regular files. A name whose real path is not inside the directory is left out,
+    /// so a link cannot publish `/etc/passwd` or a private key.
     static func load(from directory: String) throws(StartupError) -> StaticFiles {
         do throws(FileSystem.Failure) {
+            guard let root = FileSystem.resolvedPath(directory), FileSystem.isDirectory(root) else {
+                throw FileSystem.Failure("\(directory) is not a directory")
+            }
             var files: [String: File] = [:]
-            for name in try FileSystem.list(directory) where !FileSystem.isDirectory(directory + "/" + name) {
+            var outside: [String] = []
+            for name in try FileSystem.list(root) where !FileSystem.isDirectory(root + "/" + name) {
+                guard let path = FileSystem.resolvedPath(root + "/" + name), path.hasPrefix(root + "/") else {
+                    outside.append(name)
+                    continue
+                }
                 guard files.count < maxFiles else {
                     throw FileSystem.Failure("\(directory) holds over \(maxFiles) files")
                 }
-                let bytes = try FileSystem.read(directory + "/" + name, maxBytes: maxFileBytes)
+                let bytes = try FileSystem.read(path, maxBytes: maxFileBytes)
                 files[name] = File(bytes: bytes, contentType: contentType(of: name))
             }
-            return StaticFiles(files: files)
+            return StaticFiles(files: files, outside: outside)
         } catch {
             throw StartupError("cannot load the static directory: \(error)")
         }

@@ -6,14 +6,15 @@ enum ViolationRoutes {
         on router: inout Router, store: EventStore, registry: WorkspaceRegistry, grants: GrantLog, clock: ServerClock
     ) {
         let kills = ViolationsKillLog()
-        // The run-time changes (`/_mock/workspaces/…`: put, kill, revive, clone, delete, rotate) are routed before
-        // this, so their kills and revivals can be dated as they happen. A change this does not see (a file
-        // edit, a reset) is noticed at the next observation and dated leniently (see ViolationsKillLog).
-        router.wrapHandlers(
-            where: { method, pattern in
-                method != .get && method != .head && pattern.hasPrefix("/_mock/workspaces/")
-            },
-            { handler in kills.observing(handler, registry: registry, clock: clock) })
+        // The run-time changes (`/_mock/workspaces/…`: put, kill, revive, clone, delete, rotate) are observed as
+        // they happen, so their kills and revivals are dated to within the request. A change this does not see
+        // (a file edit, a reset) is noticed at the next observation and dated leniently (see ViolationsKillLog).
+        let changes = RouteGroup { method, pattern in
+            method != .get && method != .head && pattern.hasPrefix("/_mock/workspaces/")
+        }
+        router.use(changes) { request, responder, next in
+            kills.observing(next, registry: registry, clock: clock)(request, responder)
+        }
 
         router.on(.get, "/_mock/events/violations") { request in
             for item in request.queryItems where item.name != "workspace" {

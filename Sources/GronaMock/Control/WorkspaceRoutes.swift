@@ -152,6 +152,11 @@ enum WorkspaceRoutes {
                 message:
                     "\(Quote.text(key)) comes from a file; only clones are deleted. Use POST /_mock/reset to undo changes."
             )
+        case .secretKeyInUse(let owner):
+            return HTTPError(
+                .conflict, code: "secret_key_in_use",
+                message:
+                    "Workspace \(Quote.text(owner)) already uses this secret key; each served workspace needs its own.")
         case .alreadyExists(let key):
             return HTTPError(
                 .conflict, code: "workspace_exists", message: "A workspace \(Quote.text(key)) is already served.")

@@ -34,6 +34,16 @@ public final class EventStore: Sendable {
 
     func stop() { writer?.stop() }
 
+    /// Whether events can be stored now: a one-row write, committed through the writer like any batch.
+    /// A store that only reads answers that it cannot write.
+    func probeStorage(_ completion: @escaping @Sendable (Result<Void, SQLiteError>) -> Void) {
+        guard let writer else { return completion(.failure(SQLiteError(code: 8, message: "read-only store"))) }
+        writer.submit(.probe(completion))
+    }
+
+    /// The writer's last verdict on the database and its last error.
+    var storageStatus: EventWriter.Status { writer?.status.withLock { $0 } ?? EventWriter.Status(writable: false) }
+
     // MARK: - Reading
 
     /// Stored events matching `filter`, one page, each as its JSON plus the server's fields.

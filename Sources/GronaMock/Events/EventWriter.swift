@@ -7,7 +7,19 @@ final class EventWriter: Sendable {
     enum Job: Sendable {
         case write(EventBatch, @Sendable (Result<EventBatchResult, SQLiteError>) -> Void)
         case delete(workspaceKey: String?, @Sendable (Result<Int, SQLiteError>) -> Void)
+        /// A one-row write committed like any batch: health asks it whether events can be stored now.
+        case probe(@Sendable (Result<Void, SQLiteError>) -> Void)
     }
+
+    /// What the last commit said about the database, for health.
+    struct Status: Sendable {
+        var writable = true
+        /// The last failure, kept after a later success so that an intermittent fault stays visible.
+        var lastError: String?
+    }
+
+    /// Read from any thread; written by the writer after each group.
+    let status = Mutex(Status())
 
     /// Commits a group in at most this many jobs, so one transaction never grows without bound.
     private static let maxGroup = 256
@@ -73,6 +85,7 @@ final class EventWriter: Sendable {
         var results: [Result<EventBatchResult, SQLiteError>] = []
         var deleted: [Result<Int, SQLiteError>] = []
         var touched: Set<String> = []
+        var failure: SQLiteError?
         do {
             try database.withConnection { connection throws(SQLiteError) in
                 if statements == nil { statements = try Statements(connection) }
@@ -86,6 +99,8 @@ final class EventWriter: Sendable {
                             touched.insert(batch.workspaceKey)
                         case .delete(let workspaceKey, _):
                             deleted.append(.success(try delete(workspaceKey, connection)))
+                        case .probe:
+                            try statements.probe.run([.integer(Int64(group.count))])
                         }
                     }
                     try connection.execute("COMMIT")
@@ -94,8 +109,14 @@ final class EventWriter: Sendable {
                     throw error
                 }
             }
+            status.withLock { $0.writable = true }
         } catch {
             logger.error("events could not be stored", [("error", "\(error)")])
+            failure = error
+            status.withLock {
+                $0.writable = false
+                $0.lastError = "\(error)"
+            }
             results = Array(repeating: .failure(error), count: results.count + group.count)
             deleted = Array(repeating: .failure(error), count: group.count)
             touched = []
@@ -134,6 +155,8 @@ final class EventWriter: Sendable {
                 completion(writes.next() ?? .failure(SQLiteError(code: 1, message: "no result")))
             case .delete(_, let completion):
                 completion(deletes.next() ?? .failure(SQLiteError(code: 1, message: "no result")))
+            case .probe(let completion):
+                completion(failure.map { .failure($0) } ?? .success(()))
             }
         }
         if !touched.isEmpty || !deleted.isEmpty { onCommit(touched) }
@@ -225,8 +248,10 @@ final class EventWriter: Sendable {
         let insertEvent: SQLiteStatement
         let insertTreatment: SQLiteStatement
         let insertRejected: SQLiteStatement
+        let probe: SQLiteStatement
 
         init(_ connection: SQLiteConnection) throws(SQLiteError) {
+            probe = try connection.prepare("INSERT OR REPLACE INTO storage_probe (id, writes) VALUES (1, ?)")
             insertEvent = try connection.prepare(
                 """
                 INSERT OR IGNORE INTO events (workspace_key, event_id, type, timestamp, received_at, corrected_timestamp,

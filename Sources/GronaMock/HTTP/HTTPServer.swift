@@ -123,7 +123,7 @@ public final class HTTPServer: Sendable {
     /// `shutdownTimeout`. Returns at once; `wait` blocks until it is done. Safe to call more than once.
     public func shutdown() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let deadline = MonotonicClock.now() + context.configuration.shutdownTimeout.nanoseconds
+        let deadline = MonotonicClock.deadline(from: MonotonicClock.now(), after: context.configuration.shutdownTimeout)
         context.shutdownDeadline.store(deadline, ordering: .relaxed)
         for loop in loops { loop.beginShutdown() }
     }
@@ -142,6 +142,9 @@ public final class HTTPServer: Sendable {
 
     /// Open connections right now, across all loops.
     public var openConnections: Int { context.openConnections.load(ordering: .relaxed) }
+
+    /// The routes served, in registration order.
+    public var routes: [(method: HTTPMethod, pattern: String)] { context.router.table }
 }
 
 /// A joinable POSIX thread running one closure.

@@ -1,6 +1,23 @@
 /// Answers a request now or later. Call `send` exactly once, from any thread; later calls are ignored.
 public typealias HTTPHandler = @Sendable (HTTPRequest, HTTPResponder) -> Void
 
+/// Runs in front of a route's handler: it may answer itself (and not call `next`), or pass the request on.
+public typealias HTTPMiddleware = @Sendable (HTTPRequest, HTTPResponder, _ next: @escaping HTTPHandler) -> Void
+
+/// The routes a middleware covers, decided from each route's method and pattern.
+public struct RouteGroup: Sendable {
+    public let contains: @Sendable (HTTPMethod, String) -> Bool
+
+    public init(_ contains: @escaping @Sendable (_ method: HTTPMethod, _ pattern: String) -> Bool) {
+        self.contains = contains
+    }
+
+    /// Every route whose pattern starts with `prefix`, but the patterns in `except`.
+    public static func prefix(_ prefix: String, except: Set<String> = []) -> RouteGroup {
+        RouteGroup { _, pattern in pattern.hasPrefix(prefix) && !except.contains(pattern) }
+    }
+}
+
 /// Maps method and path to a handler, with `{name}` path parameters.
 ///
 /// Routes are few (tens), so matching walks them in order; a path that matches some route but not its
@@ -14,7 +31,10 @@ public struct Router: Sendable {
         let pattern: String
         let segments: [Segment]
         let bodyLimit: Int
+        /// The handler as registered.
         let handler: HTTPHandler
+        /// The handler inside every middleware whose group holds the route: what requests reach.
+        var served: HTTPHandler
     }
 
     enum Segment: Sendable, Equatable {
@@ -44,11 +64,22 @@ public struct Router: Sendable {
     }
 
     private var routes: [Route] = []
+    private var middleware: [(group: RouteGroup, middleware: HTTPMiddleware)] = []
     /// Where a handler's unexpected error is reported; the client only sees a generic 500.
     public var logger: Logger
 
     public init(logger: Logger = .silent) {
         self.logger = logger
+    }
+
+    /// Every route, in the order registered: for tests that walk the table and for documentation checks.
+    public var table: [(method: HTTPMethod, pattern: String)] { routes.map { ($0.method, $0.pattern) } }
+
+    /// Puts `middleware` in front of every route of `group`, those registered before and after alike, so
+    /// protection never depends on where a route was added. Middleware added earlier runs first.
+    public mutating func use(_ group: RouteGroup, _ middleware: @escaping HTTPMiddleware) {
+        self.middleware.append((group, middleware))
+        for index in routes.indices { routes[index].served = served(routes[index]) }
     }
 
     /// Adds a handler that may answer later, from any thread.
@@ -61,8 +92,20 @@ public struct Router: Sendable {
             segment.hasPrefix("{") && segment.hasSuffix("}")
                 ? .parameter(String(segment.dropFirst().dropLast())) : .literal(String(segment))
         }
-        routes.append(
-            Route(method: method, pattern: pattern, segments: segments, bodyLimit: bodyLimit, handler: handler))
+        var route = Route(
+            method: method, pattern: pattern, segments: segments, bodyLimit: bodyLimit, handler: handler,
+            served: handler)
+        route.served = served(route)
+        routes.append(route)
+    }
+
+    /// The route's handler wrapped in its groups' middleware, the first added outermost.
+    private func served(_ route: Route) -> HTTPHandler {
+        middleware.reversed().reduce(route.handler) { next, entry in
+            guard entry.group.contains(route.method, route.pattern) else { return next }
+            let middleware = entry.middleware
+            return { request, responder in middleware(request, responder, next) }
+        }
     }
 
     /// Adds a handler that answers at once; a thrown `HTTPError` becomes its error body, anything else a 500.
@@ -92,19 +135,6 @@ public struct Router: Sendable {
         }
     }
 
-    /// Replaces the handler of every route whose pattern satisfies `matches` with `wrap(handler)`: for what
-    /// applies across routes, such as the admin token on `/_mock`.
-    public mutating func wrapHandlers(
-        where matches: (_ method: HTTPMethod, _ pattern: String) -> Bool, _ wrap: (@escaping HTTPHandler) -> HTTPHandler
-    ) {
-        routes = routes.map { route in
-            guard matches(route.method, route.pattern) else { return route }
-            return Route(
-                method: route.method, pattern: route.pattern, segments: route.segments, bodyLimit: route.bodyLimit,
-                handler: wrap(route.handler))
-        }
-    }
-
     public func match(_ method: HTTPMethod, path: Substring) -> Match {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         var allowed: [HTTPMethod] = []
@@ -112,7 +142,7 @@ public struct Router: Sendable {
             guard let parameters = Self.bind(route.segments, to: parts) else { continue }
             if route.method == method || (method == .head && route.method == .get) {
                 return .route(
-                    handler: route.handler, parameters: parameters, bodyLimit: route.bodyLimit, pattern: route.pattern)
+                    handler: route.served, parameters: parameters, bodyLimit: route.bodyLimit, pattern: route.pattern)
             }
             if !allowed.contains(route.method) { allowed.append(route.method) }
         }

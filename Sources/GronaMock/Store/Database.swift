@@ -105,6 +105,10 @@ enum Schema {
         ) STRICT;
         CREATE INDEX rejected_by_workspace ON rejected_events (workspace_key);
         """,
+        // Version 2: one row that health rewrites and commits, to learn whether events can be stored now.
+        """
+        CREATE TABLE storage_probe (id INTEGER PRIMARY KEY CHECK (id = 1), writes INTEGER NOT NULL) STRICT;
+        """,
     ]
 
     /// Applies what is missing, in one IMMEDIATE transaction that reads the version inside it, so two

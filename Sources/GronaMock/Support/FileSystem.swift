@@ -75,6 +75,13 @@ public enum FileSystem {
         }
     }
 
+    /// The absolute path with every symbolic link and `..` resolved, or nil when it does not exist.
+    public static func resolvedPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     public static func exists(_ path: String) -> Bool {
         access(path, F_OK) == 0
     }

@@ -9,6 +9,9 @@ extension WorkspaceRegistry {
         case unknownCampaign(String)
         case notAClone(String)
         case alreadyExists(String)
+        /// The document's secret key belongs to another served workspace (named), whatever `allowInvalid`
+        /// says: a secret picks the workspace on the grants endpoint, so sharing one would split its grants.
+        case secretKeyInUse(owner: String)
         case failed(String)
     }
 
@@ -136,8 +139,9 @@ extension WorkspaceRegistry {
         _ key: String, document: JSONValue, allowInvalid: Bool, origin: Origin
     ) throws(ChangeError) -> Entry {
         let outcome = WorkspaceValidator.validate(document, expectedKey: key, keyIDs: Set(keys.keyIDs))
-        let problems = outcome.problems + secretConflicts(outcome.workspace)
-        guard let workspace = outcome.workspace else { throw .invalid(problems) }
+        guard let workspace = outcome.workspace else { throw .invalid(outcome.problems) }
+        if let owner = secretOwner(of: workspace) { throw .secretKeyInUse(owner: owner.workspace.key) }
+        let problems = outcome.problems
         if problems.contains(where: { $0.severity == .error }) && !allowInvalid { throw .invalid(problems) }
         do {
             let entry = try install(workspace, sourcePath: nil, problems: problems, source: document, origin: origin)

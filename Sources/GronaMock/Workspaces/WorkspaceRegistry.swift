@@ -43,7 +43,17 @@ public final class WorkspaceRegistry: Sendable {
         var stamps: [String: String] = [:]
         var keys: KeyStore
         var keyStamps: [String: String] = [:]
+        /// Files that are not served as written, with their first error, for health.
+        var fileErrors: [String: String] = [:]
     }
+
+    /// Files whose last load failed, with the first error of each, in file order.
+    public var loadErrors: [(file: String, message: String)] {
+        state.withLock { $0.fileErrors }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
+    /// How many workspaces are served now.
+    public var servedCount: Int { state.withLock { $0.entries.count } }
 
     public let directory: String
     private let revisions: ConfigRevisionStore
@@ -136,6 +146,7 @@ public final class WorkspaceRegistry: Sendable {
             reports.append(loadFile(path, workspaceKey: String(name.dropLast(5))))
         }
         reports += removeEntries(notIn: paths)
+        state.withLock { $0.fileErrors = $0.fileErrors.filter { paths.contains($0.key) } }
         return reports
     }
 
@@ -173,6 +184,7 @@ public final class WorkspaceRegistry: Sendable {
                     "serving workspace",
                     [("workspace", workspace.key), ("revision", String(entry.configuration.revision)), ("file", path)])
             }
+            state.withLock { $0.fileErrors[path] = nil }
             return FileReport(path: path, outcome: .served(revision: entry.configuration.revision), problems: problems)
         } catch {
             problems.append(ValidationProblem(.error, .root, "could not sign the configuration: \(error)"))
@@ -199,6 +211,9 @@ public final class WorkspaceRegistry: Sendable {
     }
 
     private func rejected(_ path: String, _ problems: [ValidationProblem], previous: Entry?) -> FileReport {
+        if let first = problems.first(where: { $0.severity == .error }) {
+            state.withLock { $0.fileErrors[path] = first.description }
+        }
         for problem in problems where problem.severity == .error {
             logger.error("workspace file has an error", [("file", path), ("problem", "\(problem)")])
         }
@@ -213,20 +228,33 @@ public final class WorkspaceRegistry: Sendable {
             path: path, outcome: .rejected(keptRevision: previous?.configuration.revision), problems: problems)
     }
 
-    /// A secret key picks the workspace on the grants endpoint, so no two workspaces may share one.
+    /// A secret key picks the workspace on the grants endpoint, so no two workspaces may share one: a file
+    /// whose secret another served workspace holds is an error naming both (files are loaded in name order,
+    /// so which one is served never depends on the directory's order).
     func secretConflicts(_ workspace: Workspace?) -> [ValidationProblem] {
         guard let workspace else { return [] }
         let others = state.withLock { $0.entries.values.filter { $0.workspace.key != workspace.key } }
         var problems: [ValidationProblem] = []
         for (index, secret) in workspace.secretKeys.enumerated() {
             if let owner = others.first(where: { $0.workspace.secretKeys.contains(secret) }) {
+                let source = owner.sourcePath.map { "file \($0)" } ?? "set at run time (\(owner.origin.rawValue))"
                 problems.append(
                     ValidationProblem(
                         .error, JSONPath.root.appending("secretKeys").appending(index),
-                        "this secret key is already used by workspace \"\(owner.workspace.key)\""))
+                        "this secret key is already used by workspace \"\(owner.workspace.key)\" (\(source))"))
             }
         }
         return problems
+    }
+
+    /// The other served workspace that holds one of `workspace`'s secret keys, if any.
+    func secretOwner(of workspace: Workspace) -> Entry? {
+        let secrets = Set(workspace.secretKeys)
+        return state.withLock { state in
+            state.entries.values.first {
+                $0.workspace.key != workspace.key && !secrets.isDisjoint(with: $0.workspace.secretKeys)
+            }
+        }
     }
 
     private func removeEntries(notIn paths: Set<String>) -> [FileReport] {
