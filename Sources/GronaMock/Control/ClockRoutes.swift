@@ -14,35 +14,41 @@ enum ClockRoutes {
                 )
             }
             // Every value is checked before anything changes, so a bad request changes nothing.
-            let offset = try milliseconds(body["offsetMs"], "offsetMs")
-            let advance = try milliseconds(body["advanceMs"], "advanceMs")
-            let at = try milliseconds(body["at"], "at")
-            let freeze = body["freeze"]
-            guard freeze == nil || freeze?.boolValue != nil else { throw invalid("freeze must be true or false") }
-            if body["reset"]?.boolValue == true { clock.reset() }
-            if let offset { clock.setOffset(milliseconds: offset) }
-            if let advance { clock.advance(byMilliseconds: advance) }
-            switch freeze?.boolValue {
-            case true?: clock.freeze(atMilliseconds: at)
-            case false?: clock.unfreeze()
-            case nil: break
+            var change = ClockChange()
+            change.offsetMilliseconds = try milliseconds(body["offsetMs"], "offsetMs")
+            change.advanceMilliseconds = try milliseconds(body["advanceMs"], "advanceMs")
+            change.freezeAt = try milliseconds(body["at"], "at")
+            change.freeze = try boolean(body["freeze"], "freeze")
+            change.reset = try boolean(body["reset"], "reset") ?? false
+            if change.freezeAt != nil && change.freeze != true { throw invalid("at goes with \"freeze\": true") }
+            do {
+                try clock.apply(change)
+            } catch {
+                throw invalid("refused: \(error)")
             }
             return HTTPResponse.json(state(clock))
         }
     }
 
-    /// ±100 years in milliseconds: any test's needs, and far from where the arithmetic could overflow.
-    static let limit: Int64 = 100 * 366 * 86_400_000
-
+    /// Whole milliseconds: an offset or a step may span the whole range either way, a time must lie in it.
+    /// Where the clock would end up is checked by `ServerClock.apply`.
     private static func milliseconds(_ value: JSONValue?, _ field: String) throws(HTTPError) -> Int64? {
         guard let value else { return nil }
-        guard let number = value.int64Value,
-            (-limit...limit).contains(number) || field == "at" && (0...4 * limit).contains(number)
-        else {
+        let span = MockTime.range.upperBound
+        let allowed = field == "at" ? MockTime.range : -span...span
+        guard let number = value.int64Value, allowed.contains(number) else {
             throw invalid(
-                "\(field) must be whole milliseconds within ±100 years\(field == "at" ? " (Unix epoch)" : "")")
+                field == "at"
+                    ? "at must be whole Unix epoch milliseconds from 0 to \(span) (9999-12-31T23:59:59.999Z)"
+                    : "\(field) must be whole milliseconds from -\(span) to \(span)")
         }
         return number
+    }
+
+    private static func boolean(_ value: JSONValue?, _ field: String) throws(HTTPError) -> Bool? {
+        guard let value else { return nil }
+        guard let flag = value.boolValue else { throw invalid("\(field) must be true or false") }
+        return flag
     }
 
     private static func state(_ clock: ServerClock) -> String {

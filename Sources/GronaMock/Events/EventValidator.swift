@@ -33,8 +33,9 @@ enum EventValidator {
         else {
             throw invalid("app is required: {\"id\": …, \"version\": …}")
         }
-        guard let sentAt = root["sentAt"]?.int64Value, sentAt > 0 else {
-            throw invalid("sentAt is required (Unix epoch milliseconds, an integer)")
+        guard let sentAt = root["sentAt"]?.int64Value, sentAt > 0, MockTime.range.contains(sentAt) else {
+            throw invalid(
+                "sentAt is required (Unix epoch milliseconds, an integer from 1 to \(MockTime.range.upperBound))")
         }
         guard let events = root["events"]?.arrayValue else { throw invalid("events is required (a list)") }
         guard events.count <= maxEvents else {
@@ -43,6 +44,13 @@ enum EventValidator {
                 message: "A batch holds at most \(maxEvents) events; this one has \(events.count).")
         }
         return Envelope(workspaceKey: workspaceKey, installID: installID, sentAt: sentAt, events: events)
+    }
+
+    /// `timestamp + (receivedAt - sentAt)` (contract §7), clamped to `MockTime.range`: a device clock far
+    /// behind the server can give a corrected time before 1970, which is stored as 0. The three inputs lie
+    /// in the range, so the sum cannot overflow.
+    static func correctedTimestamp(_ timestamp: Int64, sentAt: Int64, receivedAt: Int64) -> Int64 {
+        MockTime.clamped(timestamp + (receivedAt - sentAt))
     }
 
     private static func invalid(_ message: String) -> HTTPError {
@@ -88,7 +96,9 @@ private struct EventCheck {
                 "unknown event type \(Quote.text(type)); expected one of \(EventValidator.types.joined(separator: ", "))"
             )
         }
-        guard let timestamp = integer(object, "timestamp", in: 1...Int64.max) else { return nil }
+        // Within the mock's time range, like sentAt and receivedAt, so the skew correction below cannot
+        // overflow; a time outside it rejects this one event.
+        guard let timestamp = integer(object, "timestamp", in: 1...MockTime.range.upperBound) else { return nil }
         let sessionID = optionalString(object, "sessionID")
         let customerID = optionalString(object, "customerID")
         let demo = optionalBool(object, "demo") ?? false
@@ -97,7 +107,9 @@ private struct EventCheck {
 
         var record = EventRecord(
             workspaceKey: envelope.workspaceKey, eventID: eventID, type: type, timestamp: timestamp,
-            receivedAt: receivedAt, correctedTimestamp: timestamp &+ (receivedAt &- envelope.sentAt),
+            receivedAt: receivedAt,
+            correctedTimestamp: EventValidator.correctedTimestamp(
+                timestamp, sentAt: envelope.sentAt, receivedAt: receivedAt),
             installID: envelope.installID, customerID: customerID, sessionID: sessionID, demo: demo,
             configRevision: configRevision, treatments: [], json: value.serialized())
         if EventValidator.placementTypes.contains(type) {

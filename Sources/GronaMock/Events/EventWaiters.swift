@@ -25,7 +25,8 @@ final class EventWaiters: Sendable {
 
     func add(filter: EventFilter, count: Int, timeout: Duration, responder: HTTPResponder) {
         let waiter = Waiter(
-            filter: filter, count: count, deadline: MonotonicClock.now() + timeout.nanoseconds, responder: responder)
+            filter: filter, count: count, deadline: MonotonicClock.deadline(from: MonotonicClock.now(), after: timeout),
+            responder: responder)
         let id = nextID.add(1, ordering: .relaxed).newValue
         waiters.withLock { $0[id] = waiter }
         // Evaluate at once: the events may already be there.

@@ -29,7 +29,7 @@ final class ViolationsKillLog: Sendable {
                 var intervals = observed.kills[campaign.id] ?? []
                 let open = intervals.last.map { $0.revivedAt == nil } ?? false
                 if campaign.status == .killed && !open {
-                    let killedAt = min(now, issuedAt * 1000 + 999)
+                    let killedAt = min(now, MockTime.milliseconds(fromSeconds: issuedAt) + 999)
                     intervals.append(KillInterval(killedAt: killedAt, killedRevision: revision))
                 } else if campaign.status == .live && open, let last = intervals.indices.last {
                     let killedAt = intervals[last].killedAt

@@ -71,7 +71,7 @@ final class Connection {
         self.loop = loop
         parser = HTTPRequestParser(limits: loop.context.configuration.parserLimits)
         // A new connection has the header timeout to start its first request.
-        idleDeadline = loop.now + loop.context.configuration.headerTimeout.nanoseconds
+        idleDeadline = MonotonicClock.deadline(from: loop.now, after: loop.context.configuration.headerTimeout)
     }
 
     private var configuration: HTTPServer.Configuration { loop.context.configuration }
@@ -161,7 +161,7 @@ final class Connection {
             method: head.method, path: head.path, route: match.pattern,
             started: configuration.accessLog || loop.context.observer != nil ? MonotonicClock.now() : 0)
         current = (head, match, sequence)
-        requestDeadline = loop.now + configuration.bodyTimeout.nanoseconds
+        requestDeadline = MonotonicClock.deadline(from: loop.now, after: configuration.bodyTimeout)
         try parser.acceptBody(limit: match.bodyLimit)
         if head.expectsContinue && head.framing != .none && parser.bufferedByteCount == 0 {
             continueFor = sequence
@@ -315,7 +315,9 @@ final class Connection {
                 }
                 return
             }
-            if inFlight.isEmpty { idleDeadline = loop.now + configuration.idleTimeout.nanoseconds }
+            if inFlight.isEmpty {
+                idleDeadline = MonotonicClock.deadline(from: loop.now, after: configuration.idleTimeout)
+            }
         }
         updateInterest()
     }
@@ -373,7 +375,7 @@ final class Connection {
         let inside = parser.isInsideRequest
         if inside && !requestStarted && current == nil {
             requestStarted = true
-            requestDeadline = loop.now + configuration.headerTimeout.nanoseconds
+            requestDeadline = MonotonicClock.deadline(from: loop.now, after: configuration.headerTimeout)
         } else if !inside {
             requestStarted = false
         }
@@ -384,7 +386,7 @@ final class Connection {
         if let lingerDeadline {
             if now >= lingerDeadline { close() }
         } else if !outbound.isEmpty {
-            if now >= lastWriteProgress + configuration.writeTimeout.nanoseconds { close() }
+            if now >= MonotonicClock.deadline(from: lastWriteProgress, after: configuration.writeTimeout) { close() }
         } else if acceptsRequests && (current != nil || requestStarted) {
             if now >= requestDeadline { fail(with: .requestTimeout) }
         } else if inFlight.isEmpty && now >= idleDeadline {

@@ -12,6 +12,13 @@ enum MonotonicClock {
         clock_gettime(CLOCK_MONOTONIC, &spec)
         return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
     }
+
+    /// `start` plus `duration`, saturating: a timeout configured as "for ever" (`.seconds(.max)`) must mean
+    /// never, not a trap or a deadline that wrapped into the past.
+    static func deadline(from start: UInt64, after duration: Duration) -> UInt64 {
+        let (sum, overflow) = start.addingReportingOverflow(duration.nanoseconds)
+        return overflow ? .max : sum
+    }
 }
 
 extension Duration {
@@ -20,6 +27,8 @@ extension Duration {
         let (seconds, attoseconds) = components
         guard seconds >= 0 else { return 0 }
         let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
-        return overflow ? UInt64.max : whole &+ UInt64(attoseconds / 1_000_000_000)
+        guard !overflow else { return .max }
+        let (total, carried) = whole.addingReportingOverflow(UInt64(attoseconds / 1_000_000_000))
+        return carried ? .max : total
     }
 }

@@ -6,31 +6,106 @@ import Glibc
 import Darwin
 #endif
 
+/// The times the mock can show: 1970-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z, in Unix epoch
+/// milliseconds. Every date the contract carries (JWT `iat`/`nbf`/`exp`, `issuedAt`, event times) fits, and
+/// so does any sum of two of them, so arithmetic on clock readings cannot overflow.
+public enum MockTime {
+    public static let range: ClosedRange<Int64> = 0...253_402_300_799_999
+
+    /// Unix seconds as milliseconds, moved into the range first (a stored `issuedAt` from any source).
+    static func milliseconds(fromSeconds seconds: Int64) -> Int64 {
+        min(max(seconds, 0), range.upperBound / 1000) * 1000
+    }
+
+    /// `milliseconds` moved into the range.
+    static func clamped(_ milliseconds: Int64) -> Int64 {
+        min(max(milliseconds, range.lowerBound), range.upperBound)
+    }
+}
+
+/// A change to the clock, as `POST /_mock/clock` asks for it: applied in this order, all or nothing.
+public struct ClockChange: Sendable, Equatable {
+    public var reset = false
+    public var offsetMilliseconds: Int64?
+    public var advanceMilliseconds: Int64?
+    /// true freezes (at `freezeAt`, or now), false lets a frozen clock run again.
+    public var freeze: Bool?
+    public var freezeAt: Int64?
+
+    public init(
+        reset: Bool = false, offsetMilliseconds: Int64? = nil, advanceMilliseconds: Int64? = nil, freeze: Bool? = nil,
+        freezeAt: Int64? = nil
+    ) {
+        self.reset = reset
+        self.offsetMilliseconds = offsetMilliseconds
+        self.advanceMilliseconds = advanceMilliseconds
+        self.freeze = freeze
+        self.freezeAt = freezeAt
+    }
+}
+
+/// A clock change refused because the clock would leave `MockTime.range`; nothing was changed.
+public struct ClockOutOfRange: Error, Sendable, CustomStringConvertible {
+    /// Where the change would have put the clock (saturated at the ends of Int64).
+    public let wouldBe: Int64
+    public var description: String {
+        "the clock would read \(wouldBe) ms, outside 1970-01-01T00:00:00Z…9999-12-31T23:59:59.999Z "
+            + "(0…\(MockTime.range.upperBound) ms)"
+    }
+}
+
 /// The time the mock believes it is: the wall clock, shifted by an offset, or frozen.
 ///
 /// Everything the contract dates (configuration `issuedAt`, grant windows and claims, schedules, event
 /// `receivedAt`) reads this clock, so a test can move time without waiting. Logs and timeouts do not.
+/// Readings always lie in `MockTime.range`: `apply` refuses a change that would leave it, and the plain
+/// setters used in process clamp.
 public final class ServerClock: Sendable {
     private struct State {
         var offsetMilliseconds: Int64 = 0
         var frozenAt: Int64?
+
+        func now(wall: Int64) -> Int64 { frozenAt ?? wall.clampedAdding(offsetMilliseconds) }
+
+        func applying(_ change: ClockChange, wall: Int64) -> State {
+            var next = change.reset ? State() : self
+            if let offset = change.offsetMilliseconds { next.offsetMilliseconds = offset }
+            if let advance = change.advanceMilliseconds {
+                next.offsetMilliseconds = next.offsetMilliseconds.clampedAdding(advance)
+                if let frozen = next.frozenAt { next.frozenAt = frozen.clampedAdding(advance) }
+            }
+            switch change.freeze {
+            case true?: next.frozenAt = change.freezeAt ?? next.now(wall: wall)
+            case false?:
+                if let frozen = next.frozenAt { next.offsetMilliseconds = frozen.clampedAdding(-wall) }
+                next.frozenAt = nil
+            case nil: break
+            }
+            return next
+        }
+
+        /// The same state moved so that it reads inside the range.
+        func clamped(wall: Int64) -> State {
+            var state = self
+            if let frozen = frozenAt { state.frozenAt = MockTime.clamped(frozen) }
+            let now = state.now(wall: wall)
+            if now != MockTime.clamped(now) { state.offsetMilliseconds = MockTime.clamped(now).clampedAdding(-wall) }
+            return state
+        }
     }
 
     private let state = Mutex(State())
 
     public init() {}
 
-    /// Unix epoch milliseconds, as the mock sees them.
+    /// Unix epoch milliseconds, as the mock sees them; always in `MockTime.range`.
     public func nowMilliseconds() -> Int64 {
-        let (offset, frozen) = state.withLock { ($0.offsetMilliseconds, $0.frozenAt) }
-        return frozen ?? Self.wallMilliseconds().clampedAdding(offset)
+        let wall = Self.wallMilliseconds()
+        return MockTime.clamped(state.withLock { $0.now(wall: wall) })
     }
 
     /// Unix epoch seconds, as the mock sees them.
-    public func nowSeconds() -> Int64 {
-        let milliseconds = nowMilliseconds()
-        return milliseconds >= 0 ? milliseconds / 1000 : milliseconds.clampedAdding(-999) / 1000
-    }
+    public func nowSeconds() -> Int64 { nowMilliseconds() / 1000 }
 
     static func wallMilliseconds() -> Int64 {
         var spec = timespec()
@@ -38,38 +113,44 @@ public final class ServerClock: Sendable {
         return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
     }
 
+    /// Applies `change` whole, or refuses it (changing nothing) when the clock would leave `MockTime.range`.
+    public func apply(_ change: ClockChange) throws(ClockOutOfRange) {
+        let wall = Self.wallMilliseconds()
+        try state.withLock { state throws(ClockOutOfRange) in
+            let next = state.applying(change, wall: wall)
+            let now = next.now(wall: wall)
+            guard MockTime.range.contains(now) else { throw ClockOutOfRange(wouldBe: now) }
+            state = next
+        }
+    }
+
+    /// Applies `change`, moving the result into the range instead of refusing it.
+    private func applyClamped(_ change: ClockChange) {
+        let wall = Self.wallMilliseconds()
+        state.withLock { $0 = $0.applying(change, wall: wall).clamped(wall: wall) }
+    }
+
     /// Shifts the clock by `milliseconds` (a frozen clock stays frozen, at the shifted time).
     public func advance(byMilliseconds milliseconds: Int64) {
-        state.withLock { state in
-            state.offsetMilliseconds = state.offsetMilliseconds.clampedAdding(milliseconds)
-            if let frozen = state.frozenAt { state.frozenAt = frozen.clampedAdding(milliseconds) }
-        }
+        applyClamped(ClockChange(advanceMilliseconds: milliseconds))
     }
 
     /// Stops the clock at `milliseconds` (or at now, when nil).
     public func freeze(atMilliseconds milliseconds: Int64? = nil) {
-        let at = milliseconds ?? nowMilliseconds()
-        state.withLock { $0.frozenAt = at }
+        applyClamped(ClockChange(freeze: true, freezeAt: milliseconds))
     }
 
     /// Lets a frozen clock run again from where it stood.
-    public func unfreeze() {
-        let wall = Self.wallMilliseconds()
-        state.withLock { state in
-            if let frozen = state.frozenAt { state.offsetMilliseconds = frozen.clampedAdding(-wall) }
-            state.frozenAt = nil
-        }
-    }
+    public func unfreeze() { applyClamped(ClockChange(freeze: false)) }
 
     /// Sets the offset from the wall clock (a frozen clock stays frozen).
-    public func setOffset(milliseconds: Int64) {
-        state.withLock { $0.offsetMilliseconds = milliseconds }
-    }
+    public func setOffset(milliseconds: Int64) { applyClamped(ClockChange(offsetMilliseconds: milliseconds)) }
 
     /// Now, the offset, and whether the clock is frozen, read together.
     public func snapshot() -> (now: Int64, offsetMilliseconds: Int64, frozen: Bool) {
-        let (offset, frozen) = state.withLock { ($0.offsetMilliseconds, $0.frozenAt) }
-        return (frozen ?? Self.wallMilliseconds().clampedAdding(offset), offset, frozen != nil)
+        let wall = Self.wallMilliseconds()
+        let state = self.state.withLock { $0 }
+        return (MockTime.clamped(state.now(wall: wall)), state.offsetMilliseconds, state.frozenAt != nil)
     }
 
     /// Back to the wall clock.

@@ -157,7 +157,8 @@ struct EventValidationTests {
             name: "timestamp missing", event: exposure.editing("timestamp", nil), field: "timestamp",
             reason: "is required"),
         InvalidEventCase(
-            name: "timestamp zero", event: exposure.editing("timestamp", 0), field: "timestamp", reason: "at least 1"),
+            name: "timestamp zero", event: exposure.editing("timestamp", 0), field: "timestamp",
+            reason: "must be from 1 to 253402300799999, not 0"),
         InvalidEventCase(
             name: "demo as a string", event: exposure.editing("demo", "true"), field: "demo", reason: "true or false"),
         InvalidEventCase(
