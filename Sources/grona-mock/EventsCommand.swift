@@ -108,18 +108,6 @@ enum EventsCommand {
         }
     }
 
-    /// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
-    private static func csvRow(_ event: JSONValue) -> String {
-        csvColumns.map { column in
-            let text: String
-            switch event[column] {
-            case .string(let value)?: text = value
-            case .number(let value)?: text = value.text
-            case .bool(let value)?: text = value ? "true" : "false"
-            default: text = ""
-            }
-            guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-            return "\"" + text.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
-        }.joined(separator: ",")
-    }
+    /// RFC 4180, with cells that a spreadsheet would run as formulas neutralised (see `EventCSV`).
+    private static func csvRow(_ event: JSONValue) -> String { EventCSV.row(event, columns: csvColumns) }
 }

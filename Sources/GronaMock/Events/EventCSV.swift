@@ -1,0 +1,38 @@
+/// CSV cells for `events export --format csv` (RFC 4180), safe to open in a spreadsheet.
+///
+/// Event fields come from devices, so a string such as `=HYPERLINK(…)` must not run as a formula when an
+/// analyst opens the export. Following the OWASP guidance on CSV injection, a text cell that begins with
+/// `=`, `+`, `-`, `@`, a tab, a carriage return or NUL is prefixed with `'` and quoted; every quote inside
+/// a quoted cell is doubled. Numbers and booleans are written as they are: they cannot hold a formula.
+public enum EventCSV {
+    /// The characters a spreadsheet reads as the start of a formula (or that hide one).
+    static let formulaStarts: Set<Character> = ["=", "+", "-", "@", "\t", "\r", "\u{0}"]
+
+    /// One text cell, neutralised and quoted as needed.
+    public static func textCell(_ text: String) -> String {
+        let neutralised = text.first.map(formulaStarts.contains) == true
+        let cell = neutralised ? "'" + text : text
+        let needsQuotes =
+            neutralised || cell.contains { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
+        guard needsQuotes else { return cell }
+        return "\"" + cell.replacingQuotes() + "\""
+    }
+
+    /// One row of `columns` from an event's JSON; a missing or structured value is an empty cell.
+    public static func row(_ event: JSONValue, columns: [String]) -> String {
+        columns.map { column in
+            switch event[column] {
+            case .string(let value)?: textCell(value)
+            case .number(let value)?: value.text
+            case .bool(let value)?: value ? "true" : "false"
+            default: ""
+            }
+        }.joined(separator: ",")
+    }
+}
+
+extension String {
+    fileprivate func replacingQuotes() -> String {
+        split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"")
+    }
+}
