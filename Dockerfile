@@ -39,5 +39,5 @@ ENV GRONA_MOCK_HOST=0.0.0.0 \
 VOLUME ["/data"]
 EXPOSE 8080
 HEALTHCHECK --interval=5s --timeout=2s --start-period=5s --retries=5 \
-    CMD curl -fsS "http://127.0.0.1:${GRONA_MOCK_PORT}/_mock/health" || exit 1
+    CMD curl -fsS "http://127.0.0.1:${GRONA_MOCK_PORT}/_mock/health/ready" || exit 1
 ENTRYPOINT ["grona-mock", "serve"]
