@@ -1,5 +1,6 @@
 import Foundation
 import GronaMock
+import Synchronization
 import Testing
 
 /// Clients that give up part-way: a phone losing signal mid-upload, a load tool stopped mid-run. Whatever
@@ -35,7 +36,8 @@ struct ClientAbortTests {
         /// one byte short of the end.
         var cuts: [Int] {
             let text = String(decoding: bytes, as: UTF8.self)
-            let headEnd = (text.range(of: "\r\n\r\n").map { text.utf8.distance(from: text.startIndex, to: $0.upperBound) })
+            let headEnd =
+                (text.range(of: "\r\n\r\n").map { text.utf8.distance(from: text.startIndex, to: $0.upperBound) })
                 ?? bytes.count
             var offsets: Set<Int> = [1, 5, 12, headEnd / 2, headEnd - 3, headEnd - 1, bytes.count - 1]
             let bodyLength = bytes.count - headEnd
@@ -57,10 +59,17 @@ struct ClientAbortTests {
         let gzip = EventsAPI.request(Gzip.compress(batch), encoding: "gzip")
         let grants = "{\"customerID\":\"customer-1\"}"
         let workspace = MockFixture.workspace("copy", secret: "sk_test_copy_secret")
-        let faults = "{\"endpoint\":\"events\",\"kind\":\"status\",\"status\":503,\"count\":1,\"workspaceKey\":\"nobody\"}"
+        let faults =
+            "{\"endpoint\":\"events\",\"kind\":\"status\",\"status\":503,\"count\":1,\"workspaceKey\":\"nobody\"}"
         return [
-            Sample(name: "config GET", bytes: Array("GET /v1/mobile/workspaces/shop/config HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\n\r\n".utf8)),
-            Sample(name: "jwks GET", bytes: Array("GET /v1/mobile/workspaces/shop/jwks.json HTTP/1.1\r\nHost: x\r\n\r\n".utf8)),
+            Sample(
+                name: "config GET",
+                bytes: Array(
+                    "GET /v1/mobile/workspaces/shop/config HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\n\r\n".utf8
+                )),
+            Sample(
+                name: "jwks GET",
+                bytes: Array("GET /v1/mobile/workspaces/shop/jwks.json HTTP/1.1\r\nHost: x\r\n\r\n".utf8)),
             Sample(
                 name: "grants POST",
                 bytes: Array(
@@ -73,7 +82,11 @@ struct ClientAbortTests {
             Sample(name: "workspace PUT", bytes: put("/_mock/workspaces/copy", workspace)),
             Sample(name: "clock POST", bytes: post("/_mock/clock", "{\"advanceMs\":1000}")),
             Sample(name: "faults POST", bytes: post("/_mock/faults", faults)),
-            Sample(name: "events wait GET", bytes: Array("GET /_mock/events/wait?workspaceKey=shop&count=1000&timeoutMs=200 HTTP/1.1\r\nHost: x\r\n\r\n".utf8)),
+            Sample(
+                name: "events wait GET",
+                bytes: Array(
+                    "GET /_mock/events/wait?workspaceKey=shop&count=1000&timeoutMs=200 HTTP/1.1\r\nHost: x\r\n\r\n".utf8
+                )),
         ]
     }
 
@@ -132,7 +145,8 @@ struct ClientAbortTests {
                         case .halfClose: client.finishSending()
                         case .reset: client.reset()
                         }
-                        try Self.expectAllClosed(server.port, "\(sample.name) cut at \(cut) of \(sample.bytes.count), \(ending)")
+                        try Self.expectAllClosed(
+                            server.port, "\(sample.name) cut at \(cut) of \(sample.bytes.count), \(ending)")
                         client.closeNow()
                     }
                 }
@@ -240,5 +254,52 @@ struct ClientAbortTests {
             #expect(try eventually(seconds: 5) { try Self.openConnections(server.port) <= 1 })
         }
         #expect(try fetch(server.port, "GET /_mock/health HTTP/1.1\r\nHost: x\r\n\r\n").status == 200)
+    }
+
+    @Test("while clients abort in every way, a steady client is served and every acknowledged event is stored")
+    func othersKeepBeingServed() throws {
+        try Self.withServer { server in
+            let acknowledged = Mutex<[String]>([])
+            let failures = Mutex<[String]>([])
+            let stop = Atomic<Bool>(false)
+            let done = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                var index = 0
+                while !stop.load(ordering: .relaxed) {
+                    let id = "steady-\(index)"
+                    index += 1
+                    do {
+                        let answer = try EventsAPI.post(
+                            server.port, events: [SampleEvents.placementEvent("exposure", id: id)])
+                        if answer.status == 200 {
+                            acknowledged.withLock { $0.append(id) }
+                        } else {
+                            failures.withLock { $0.append("\(id): \(answer.status)") }
+                        }
+                    } catch {
+                        failures.withLock { $0.append("\(id): \(error)") }
+                    }
+                }
+                done.signal()
+            }
+            // Storm until the steady client has been served a good number of times (bounded rounds).
+            for _ in 0..<300 where acknowledged.withLock({ $0.count }) < 50 {
+                for sample in Self.samples() {
+                    for cut in sample.cuts {
+                        let client = try RawClient(port: server.port)
+                        try client.send(Array(sample.bytes.prefix(cut)))
+                        cut.isMultiple(of: 2) ? client.finishSending() : client.closeNow()
+                    }
+                }
+            }
+            stop.store(true, ordering: .relaxed)
+            done.wait()
+            let acked = acknowledged.withLock { $0 }
+            #expect(failures.withLock { $0 } == [])
+            #expect(acked.count >= 50)
+            let stored = Set(try EventsAPI.stored(server.port).compactMap { $0["eventID"]?.stringValue })
+            #expect(Set(acked).subtracting(stored).isEmpty, "acknowledged but not stored")
+            try Self.expectAllClosed(server.port, "the abort storm")
+        }
     }
 }
