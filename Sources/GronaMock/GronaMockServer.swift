@@ -15,11 +15,14 @@ public final class GronaMockServer: Sendable {
     private let server: HTTPServer
     private let watcher: WorkspaceWatcher
     private let waiters: EventWaiters
+    private let pool: BlockingPool
 
     private init(
         configuration: GronaMockConfiguration, server: HTTPServer, workspaces: WorkspaceRegistry, clock: ServerClock,
-        watcher: WorkspaceWatcher, events: EventStore, waiters: EventWaiters, faults: FaultEngine, grants: GrantLog
+        watcher: WorkspaceWatcher, events: EventStore, waiters: EventWaiters, faults: FaultEngine, grants: GrantLog,
+        pool: BlockingPool
     ) {
+        self.pool = pool
         self.faults = faults
         self.grants = grants
         self.configuration = configuration
@@ -75,6 +78,10 @@ public final class GronaMockServer: Sendable {
         var router = Router(logger: logger)
         // First, so that it runs before any other middleware; it covers routes added after it too.
         if let token = configuration.adminToken { AdminToken.protect(&router, token: token) }
+        // The control API reads and scans the database and signs revisions: never on an event loop, so that
+        // health and the SDK endpoints stay answerable during a long scan.
+        let pool = BlockingPool(threads: max(2, HTTPServer.coreCount))
+        router.use(ControlRoutes.group, pool.offloading())
         let faults = FaultEngine()
         ConfigRoutes.register(on: &router, registry: workspaces, maxAge: configuration.configMaxAge, faults: faults)
         let grants = GrantLog { metrics.add("grona_grants_issued_total", $0) }
@@ -105,6 +112,7 @@ public final class GronaMockServer: Sendable {
         } catch {
             waiters.stop()
             events.stop()
+            pool.stop()
             let address = "\(configuration.http.host):\(configuration.http.port)"
             throw StartupError("cannot listen on \(address): \(error)")
         }
@@ -112,7 +120,7 @@ public final class GronaMockServer: Sendable {
         let watcher = WorkspaceWatcher(registry: workspaces, interval: configuration.reloadInterval)
         return GronaMockServer(
             configuration: configuration, server: server, workspaces: workspaces, clock: clock, watcher: watcher,
-            events: events, waiters: waiters, faults: faults, grants: grants)
+            events: events, waiters: waiters, faults: faults, grants: grants, pool: pool)
     }
 
     /// The signing keys; a missing directory or a bad key is logged, not fatal, so the rest still serves.
@@ -145,6 +153,7 @@ public final class GronaMockServer: Sendable {
     /// long-polls answered with what there is, then the writer and the file watcher stopped.
     public func wait() {
         server.wait()
+        pool.stop()
         waiters.stop()
         events.stop()
         watcher.stop()

@@ -4,9 +4,6 @@
 /// The protection belongs to the `/_mock` route group, not to the routes registered so far: a route added
 /// later, anywhere, is covered as well.
 public enum AdminToken {
-    /// The routes anyone may call: orchestrators probe them without credentials.
-    static let group = RouteGroup.prefix("/_mock/", except: HealthRoutes.patterns)
-
     /// Why a token cannot be used, or nil. An empty token would silently mean "no protection", and a token
     /// with white space or control characters could never match the trimmed header.
     public static func problem(with token: String) -> String? {
@@ -19,7 +16,7 @@ public enum AdminToken {
     }
 
     static func protect(_ router: inout Router, token: String) {
-        router.use(group) { request, responder, next in
+        router.use(ControlRoutes.group) { request, responder, next in
             guard let value = request.headers["Authorization"],
                 value.lowercasedASCII().hasPrefix("bearer "),
                 ConstantTime.equals(value.dropFirst("bearer ".count).trimmingASCIIWhitespace(), token)

@@ -1,0 +1,7 @@
+/// The route groups of the engine, each declared once: what protection, limits and offloading apply to is
+/// decided here, never by the order in which routes are registered.
+enum ControlRoutes {
+    /// The `/_mock` control API: behind the admin token, and run off the event loops. The health routes
+    /// stay outside it, since orchestrators probe them without credentials and they must answer at once.
+    static let group = RouteGroup.prefix("/_mock/", except: HealthRoutes.patterns)
+}
