@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Received events: written through the one writer thread, read through the database's reading
 /// connection, for the inspection API and the command line.
 public final class EventStore: Sendable {
@@ -36,10 +38,46 @@ public final class EventStore: Sendable {
 
     /// Whether events can be stored now: a one-row write, committed through the writer like any batch.
     /// A store that only reads answers that it cannot write.
+    ///
+    /// One probe serves every caller that asks while it runs, and its answer is reused for
+    /// `probeReuse`, so a flood of health checks costs at most one commit per interval.
     func probeStorage(_ completion: @escaping @Sendable (Result<Void, SQLiteError>) -> Void) {
         guard let writer else { return completion(.failure(SQLiteError(code: 8, message: "read-only store"))) }
-        writer.submit(.probe(completion))
+        let now = MonotonicClock.now()
+        let (cached, start) = probes.withLock { probes -> (Result<Void, SQLiteError>?, Bool) in
+            if let last = probes.last, now &- last.at < Self.probeReuse.nanoseconds { return (last.result, false) }
+            probes.waiting.append(completion)
+            defer { probes.inFlight = true }
+            return (nil, !probes.inFlight)
+        }
+        if let cached { return completion(cached) }
+        guard start else { return }
+        writer.submit(
+            .probe { [self] result in
+                let waiting = probes.withLock { probes in
+                    defer {
+                        probes.waiting = []
+                        probes.inFlight = false
+                        probes.last = (MonotonicClock.now(), result)
+                    }
+                    return probes.waiting
+                }
+                for waiter in waiting { waiter(result) }
+            })
     }
+
+    static let probeReuse: Duration = .milliseconds(250)
+
+    private struct Probes {
+        var waiting: [@Sendable (Result<Void, SQLiteError>) -> Void] = []
+        var inFlight = false
+        var last: (at: UInt64, result: Result<Void, SQLiteError>)?
+    }
+
+    private let probes = Mutex(Probes())
+
+    /// Stops a long read (a scan) that would otherwise hold shutdown.
+    func interruptReads() { database.interruptReads() }
 
     /// The writer's last verdict on the database and its last error.
     var storageStatus: EventWriter.Status { writer?.status.withLock { $0 } ?? EventWriter.Status(writable: false) }

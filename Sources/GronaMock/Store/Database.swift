@@ -31,10 +31,23 @@ public final class Database: @unchecked Sendable {
     }
 
     /// Runs a query with the reading connection (the writing one for an in-memory database).
-    func withReader<T, E: Error>(_ body: (SQLiteConnection) throws(E) -> T) throws(E) -> T {
+    func withReader<T>(_ body: (SQLiteConnection) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        guard !readsStopped.load(ordering: .acquiring) else {
+            throw SQLiteError(code: 9, message: "the server is shutting down")
+        }
         if reader == nil { return try withConnection(body) }
-        return try readLock.withLock { _ throws(E) in try body(self.reader ?? self.writer) }
+        return try readLock.withLock { _ throws(SQLiteError) in try body(self.reader ?? self.writer) }
     }
+
+    /// At shutdown: stops the query running now and refuses later ones, so that a long paged scan is not
+    /// holding the exit; its caller sees an error. Writes are never interrupted: an acknowledged batch must
+    /// commit.
+    func interruptReads() {
+        readsStopped.store(true, ordering: .releasing)
+        reader?.interrupt()
+    }
+
+    private let readsStopped = Atomic<Bool>(false)
 
     /// The linked SQLite's version, for `--version`.
     public static var libraryVersion: String { SQLiteConnection.libraryVersion }

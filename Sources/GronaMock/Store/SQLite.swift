@@ -37,6 +37,10 @@ public enum SQLiteValue: Sendable, Equatable {
 final class SQLiteConnection {
     private let handle: OpaquePointer
 
+    /// Makes the statement running on this connection (from another thread) stop with SQLITE_INTERRUPT:
+    /// sqlite3_interrupt is the one call SQLite allows from a thread other than the connection's user.
+    func interrupt() { sqlite3_interrupt(handle) }
+
     /// Opens (creating if needed) the database at `path`; `:memory:` is a private in-memory database.
     /// The handle is closed even when opening fails half-way.
     init(path: String, readOnly: Bool = false) throws(SQLiteError) {
