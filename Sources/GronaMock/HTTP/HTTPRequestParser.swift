@@ -202,7 +202,9 @@ public struct HTTPRequestParser {
             while index < end {
                 if bytes[index] == 0x0A {
                     guard index > start, bytes[index - 1] == 0x0D else { return (nil, true) }
-                    if index - start >= 3, bytes[index - 2] == 0x0A, bytes[index - 3] == 0x0D { return (index + 1, false) }
+                    if index - start >= 3, bytes[index - 2] == 0x0A, bytes[index - 3] == 0x0D {
+                        return (index + 1, false)
+                    }
                 }
                 index += 1
             }

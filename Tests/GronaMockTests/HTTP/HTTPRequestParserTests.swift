@@ -626,7 +626,9 @@ struct ParserRejection: Sendable, CustomTestStringConvertible {
         bad(
             "a head ended by bare LF alone", "GET / HTTP/1.1\nHost: a\n\n",
             "a bare LF in the header section (lines end with CRLF)"),
-        bad("a bare LF before the request line", "\nGET / HTTP/1.1\r\nHost: a\r\n\r\n", "a bare LF in the header section (lines end with CRLF)"),
+        bad(
+            "a bare LF before the request line", "\nGET / HTTP/1.1\r\nHost: a\r\n\r\n",
+            "a bare LF in the header section (lines end with CRLF)"),
         bad("NUL in a field value", get + "X: a\u{0}b\r\n\r\n", "a field value holds a control character"),
         bad("SOH in a field value", get + "X: a\u{1}b\r\n\r\n", "a field value holds a control character"),
         bad("ESC in a field value", get + "X: \u{1B}[31m\r\n\r\n", "a field value holds a control character"),
