@@ -119,9 +119,14 @@ public enum FileSystem {
             }
             offset += written
         }
-        guard fsync(fd) == 0, close(fd) == 0 else {
+        // Closed whatever fsync says, so a failing disk does not leak a descriptor per write.
+        let synced = fsync(fd) == 0
+        let syncReason = synced ? "" : reason()
+        let closed = close(fd) == 0
+        guard synced && closed else {
+            let failure = Failure("cannot write \(temporary): \(synced ? reason() : syncReason)")
             unlink(temporary)
-            throw Failure("cannot write \(temporary): \(reason())")
+            throw failure
         }
         guard rename(temporary, path) == 0 else {
             let failure = Failure("cannot move \(temporary) to \(path): \(reason())")

@@ -40,11 +40,14 @@ enum ConfigurationSigner {
         return JSONValue.object(payload).serialized()
     }
 
-    /// What makes a revision: the payload without its revision and time, and the keys that sign it
-    /// (a key rotation is a new revision even when the campaigns are the same).
-    static func contentHash(for workspace: Workspace) -> [UInt8] {
+    /// What makes a revision: the payload without its revision and time, and the keys that sign it, by id
+    /// and by public key (a rotation, or a key file replaced under the same id, is a new revision even when
+    /// the campaigns are the same; otherwise the stored signature of the old key would keep being served).
+    static func contentHash(for workspace: Workspace, keys: KeyStore) -> [UInt8] {
         var material = payload(for: workspace, revision: 0, issuedAt: 0)
-        material += Array("\n\(workspace.configKeyIDs.joined(separator: ","))".utf8)
+        for kid in workspace.configKeyIDs {
+            material += Array("\n\(kid):\(keys[kid]?.publicKey.spkiBase64 ?? "missing")".utf8)
+        }
         return SHA256.hash(material)
     }
 
@@ -61,6 +64,7 @@ enum ConfigurationSigner {
             payload: payload(for: workspace, revision: revision, issuedAt: issuedAt), type: .configuration,
             signers: signers)
         return StoredConfigRevision(
-            revision: revision, contentHash: contentHash(for: workspace), issuedAt: issuedAt, document: document)
+            revision: revision, contentHash: contentHash(for: workspace, keys: keys), issuedAt: issuedAt,
+            document: document)
     }
 }

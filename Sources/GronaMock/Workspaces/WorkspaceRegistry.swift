@@ -199,7 +199,7 @@ public final class WorkspaceRegistry: Sendable {
     ) throws -> Entry {
         let keys = self.keys
         let stored = try revisions.revision(
-            for: workspace.key, contentHash: ConfigurationSigner.contentHash(for: workspace)
+            for: workspace.key, contentHash: ConfigurationSigner.contentHash(for: workspace, keys: keys)
         ) { revision in
             try ConfigurationSigner.sign(workspace, revision: revision, issuedAt: clock.nowSeconds(), keys: keys)
         }
