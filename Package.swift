@@ -14,35 +14,57 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(
-            name: "COpenSSL",
+            name: "GronaCOpenSSL",
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
         .systemLibrary(
-            name: "CSQLite",
+            name: "GronaCSQLite",
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
         .systemLibrary(
-            name: "CZlib",
+            name: "GronaCZlib",
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
-        /// epoll and eventfd, which Glibc's module does not export; empty on other systems.
-        .systemLibrary(name: "CLinux"),
+        /// epoll and eventfd, which Glibc's module does not export; empty on other systems. The C modules carry the
+        /// project's prefix so that they cannot clash with an SDK test target's own when the test kit is linked in.
+        .systemLibrary(name: "GronaCLinux"),
+        /// JSON as RFC 8259 has it: a strict parser with limits, a value type, a writer. No dependencies.
+        .target(name: "GronaJSON"),
+        /// The HTTP/1.1 server core: sockets, event loops, the parser, connections, the router with route groups
+        /// and middleware, responses. It knows nothing of Grona, and is tested alone with toy routes.
+        .target(
+            name: "GronaHTTP",
+            dependencies: ["GronaJSON", "GronaCLinux"]
+        ),
+        /// The engine: workspaces, signing, configuration, grants, events, faults, clock, violations and the
+        /// control API, on top of the HTTP core.
         .target(
             name: "GronaMock",
-            dependencies: ["COpenSSL", "CSQLite", "CZlib", "CLinux"]
+            dependencies: ["GronaJSON", "GronaHTTP", "GronaCOpenSSL", "GronaCSQLite", "GronaCZlib"]
         ),
         .executableTarget(
             name: "grona-mock",
             dependencies: ["GronaMock"]
         ),
+        /// What the test targets share: a raw TCP client and live-server helpers. Not a product.
+        .target(
+            name: "GronaTestSupport",
+            dependencies: ["GronaHTTP"],
+            path: "Tests/GronaTestSupport"
+        ),
+        /// The HTTP core alone, with toy routes and no engine.
+        .testTarget(
+            name: "GronaHTTPTests",
+            dependencies: ["GronaHTTP", "GronaTestSupport"],
+            resources: [.copy("Fixtures")]
+        ),
         .testTarget(
             name: "GronaMockTests",
             // The executable is a dependency so that command-line tests can run the built binary.
-            dependencies: ["GronaMock", "grona-mock"],
-            resources: [.copy("Fixtures")]
+            dependencies: ["GronaMock", "grona-mock", "GronaTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

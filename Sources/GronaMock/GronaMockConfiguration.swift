@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// Everything `grona-mock serve` can be told, with the defaults a fresh checkout runs with.
 public struct GronaMockConfiguration: Sendable {
     /// Socket, loops, timeouts and limits of the HTTP server.

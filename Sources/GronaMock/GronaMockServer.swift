@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// The grona-mock engine: the Grona endpoints and the `/_mock` API on one HTTP server.
 ///
 /// The `grona-mock` executable is a thin shell over this; tests start it in-process on port 0.

@@ -1,4 +1,6 @@
-import CZlib
+import GronaCZlib
+import GronaHTTP
+import GronaJSON
 
 /// gzip (RFC 1952) through zlib. Every zlib call lives in this file.
 public enum Gzip {

@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// The Grona configuration endpoints (contract §4 and §6) and the SDK's one-call setup.
 enum ConfigRoutes {
     static func register(on router: inout Router, registry: WorkspaceRegistry, maxAge: Int, faults: FaultEngine) {

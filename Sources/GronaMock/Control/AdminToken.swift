@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// `--admin-token`: when set, every `/_mock` route but health needs it as `Authorization: Bearer <token>`,
 /// so a mock reachable beyond loopback cannot be reset or rewired by whoever finds it.
 ///

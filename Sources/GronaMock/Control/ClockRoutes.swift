@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// `/_mock/clock`: the mock's time, which grant windows, `iat`/`exp`, `issuedAt`, schedules and
 /// `receivedAt` all follow (contract §8).
 enum ClockRoutes {

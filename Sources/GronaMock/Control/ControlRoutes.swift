@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// The route groups of the engine, each declared once: what protection, limits and offloading apply to is
 /// decided here, never by the order in which routes are registered.
 enum ControlRoutes {

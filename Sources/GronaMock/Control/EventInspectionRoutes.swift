@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// `/_mock/events`: what the SDK sent, for tests and people (contract §8).
 enum EventInspectionRoutes {
     static let maxWait: Duration = .seconds(120)

@@ -1,4 +1,6 @@
 import Dispatch
+import GronaHTTP
+import GronaJSON
 
 /// Health for scripts, CI jobs, compose and orchestrators, none of which need the admin token:
 ///

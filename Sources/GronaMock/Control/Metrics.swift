@@ -1,3 +1,5 @@
+import GronaHTTP
+import GronaJSON
 import Synchronization
 
 /// Counters and histograms for `GET /_mock/metrics`, in the Prometheus text format (version 0.0.4).

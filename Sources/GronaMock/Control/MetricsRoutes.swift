@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// `GET /_mock/metrics`: Prometheus text format, for load tests and dashboards.
 enum MetricsRoutes {
     static let configRoute = "/v1/mobile/workspaces/{workspaceKey}/config"

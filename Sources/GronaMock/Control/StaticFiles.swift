@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// The files of one directory, read once at start and served from memory under `/_mock/static/<name>`.
 ///
 /// For app tests that load `https` images from the mock, and for the HTTP benchmark, which needs the same

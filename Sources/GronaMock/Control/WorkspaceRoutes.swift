@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// `/_mock/workspaces`: change workspaces at run time (contract §8). Every change is validated as a file is
 /// and served as a new signed revision.
 enum WorkspaceRoutes {

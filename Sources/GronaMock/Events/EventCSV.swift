@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// CSV cells for `events export --format csv` (RFC 4180), safe to open in a spreadsheet.
 ///
 /// Event fields come from devices, so a string such as `=HYPERLINK(…)` must not run as a formula when an

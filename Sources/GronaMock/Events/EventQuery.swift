@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// A filter over stored events, read from the inspection API's query string (or the command line's
 /// options), and the SQL it becomes.
 public struct EventFilter: Sendable {

@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// An accepted event as it is stored: the indexed columns the inspection API filters on, and the event's
 /// full JSON.
 struct EventRecord: Sendable {

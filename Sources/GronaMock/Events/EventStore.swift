@@ -1,3 +1,5 @@
+import GronaHTTP
+import GronaJSON
 import Synchronization
 
 /// Received events: written through the one writer thread, read through the database's reading

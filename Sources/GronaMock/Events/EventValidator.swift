@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// Validates an events batch (contract §7): the envelope as a whole (a problem there fails the request), and
 /// each event on its own (a problem there rejects that event, with the field and the reason).
 enum EventValidator {

@@ -1,3 +1,5 @@
+import GronaHTTP
+import GronaJSON
 import Synchronization
 
 /// The one thread that writes events. Requests that arrive together are written in one transaction (group

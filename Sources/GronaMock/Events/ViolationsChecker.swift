@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// The SDK's side of the contract, checked on a stored event stream (contract §8, issue 6): what a correct
 /// SDK never sends. Each rule has a stable id; docs/violations.md explains each with an example.
 public enum ViolationRule: String, Sendable, CaseIterable, Comparable {

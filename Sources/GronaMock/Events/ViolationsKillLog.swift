@@ -1,3 +1,5 @@
+import GronaHTTP
+import GronaJSON
 import Synchronization
 
 /// When each campaign was killed and revived, for the `event_after_kill` rule: the registry serves only the

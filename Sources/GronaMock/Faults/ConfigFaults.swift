@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// The configuration faults (contract §4, §8): a served document that an SDK must refuse, each for one exact
 /// reason, built from the real revision so that everything else about it is right.
 enum ConfigFaults {

@@ -1,4 +1,6 @@
 import Dispatch
+import GronaHTTP
+import GronaJSON
 
 extension FaultEngine {
     /// One request's way through the fault rules, in two passes.

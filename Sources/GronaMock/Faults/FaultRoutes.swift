@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// `/_mock/faults`: add, list and remove injected fault rules (contract §8). docs/faults.md has the API.
 enum FaultRoutes {
     static func register(on router: inout Router, engine: FaultEngine) {

@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// One injected fault rule (contract §8): what it does, which requests it targets, how often it fires, and
 /// what it has done so far.
 ///

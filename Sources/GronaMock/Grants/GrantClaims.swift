@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// The claims of a grant (contract §6), in the order they are written.
 public struct GrantClaims: Sendable, Equatable {
     public var issuer: String

@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// Decides which grants a customer gets and signs them (contract §6).
 public enum GrantIssuer {
     public static let issuer = "grona-mock"

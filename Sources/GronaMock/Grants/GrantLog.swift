@@ -1,3 +1,5 @@
+import GronaHTTP
+import GronaJSON
 import Synchronization
 
 /// Which grants the server has issued, per workspace and customer: the SDK contract checks ask whether an

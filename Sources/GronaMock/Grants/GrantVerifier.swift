@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// Verifies a grant as an order backend must (contract §6): the ES256 signature with the key its `kid`
 /// names, `typ` `grona-grant+jwt`, `aud` the workspace, and `nbf`/`exp` with 60 s of leeway.
 public enum GrantVerifier {

@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// `POST /v1/mobile/grants` (contract §6): the secret key picks the workspace; the answer lists the
 /// customer's grants, each signed afresh.
 enum GrantsRoutes {

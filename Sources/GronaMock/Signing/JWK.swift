@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// A P-256 public key as a JSON Web Key (RFC 7517, RFC 7518 §6.2), the form JWKS endpoints publish.
 public struct JWK: Sendable, Equatable {
     public let kid: String

@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// The `typ` values that keep a configuration and a grant from passing for each other (RFC 8725 §3.11).
 public enum JOSEType: String, Sendable, CaseIterable {
     case configuration = "grona-config+jws"

@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// The signing keys of `keys/`: one P-256 private key per `<kid>.pem` (contract §2).
 public struct KeyStore: Sendable {
     /// Key ids are file names, so they are held to `[A-Za-z0-9._-]{1,64}` (contract §1): no id can

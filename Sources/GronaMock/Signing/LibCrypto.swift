@@ -1,4 +1,6 @@
-import COpenSSL
+import GronaCOpenSSL
+import GronaHTTP
+import GronaJSON
 import Synchronization
 
 /// Every call into libcrypto lives in this file: P-256 keys, ECDSA over SHA-256, the DER and raw signature

@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// A P-256 private key for ES256 signatures, loaded from `keys/<kid>.pem` or generated.
 public struct P256SigningKey: Sendable {
     let key: OwnedKey

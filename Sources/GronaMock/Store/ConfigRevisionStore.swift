@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// A signed configuration as stored for its workspace: the revision, what it was computed from, and the
 /// exact bytes served.
 public struct StoredConfigRevision: Sendable, Equatable {

@@ -1,3 +1,5 @@
+import GronaHTTP
+import GronaJSON
 import Synchronization
 
 /// The grona-mock SQLite database: opened once, migrated to the current schema, shared behind a lock.

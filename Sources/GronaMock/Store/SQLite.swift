@@ -1,4 +1,6 @@
-import CSQLite
+import GronaCSQLite
+import GronaHTTP
+import GronaJSON
 
 /// Every call into SQLite lives in this file: connections, statements, and the one function that turns
 /// SQLite's result codes into Swift errors. No SQLite type leaves it.

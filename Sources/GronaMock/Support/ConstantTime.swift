@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// Comparison whose time does not depend on where two byte strings first differ, so that timing the
 /// grants endpoint cannot reveal a secret key a byte at a time.
 enum ConstantTime {

@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

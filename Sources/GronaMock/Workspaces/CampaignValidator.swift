@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// Validates one campaign: identity, status, placement, assignment, schedule, targeting and variants.
 struct CampaignValidator {
     var problems: ProblemCollector

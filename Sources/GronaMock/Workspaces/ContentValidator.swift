@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// Validates slot content: components (Grona-rendered) and decisions (host-rendered), with their images and
 /// actions (contract §4).
 struct ContentValidator {

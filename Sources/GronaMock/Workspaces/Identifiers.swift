@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// The identifier grammars of contract §1. Anything else is rejected, so no identifier can become a path.
 enum Identifiers {
     /// Workspace keys: `[a-z0-9][a-z0-9-]{0,62}`.

@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// One revision of a workspace's configuration, signed once and served byte-identical until it changes
 /// (contract §4): the JWS document, its gzip form, and a strong ETag for each.
 public struct SignedConfiguration: Sendable {

@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// Validates targeting rules (contract §4): `all`, `any`, `not`, and conditions whose value fits their
 /// field and operator.
 struct TargetingValidator {

@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// One problem found in a workspace: where (a JSON path) and why (a sentence a person can act on).
 public struct ValidationProblem: Sendable, Equatable, CustomStringConvertible {
     public enum Severity: String, Sendable {

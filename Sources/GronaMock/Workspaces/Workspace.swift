@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// A validated workspace (contract §3): what the server needs typed, plus the configuration body exactly
 /// as it is served.
 public struct Workspace: Sendable {

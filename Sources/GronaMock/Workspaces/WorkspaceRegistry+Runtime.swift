@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// Changes made while the server runs (contract §8): replace a workspace, kill or revive a campaign, clone a
 /// workspace for an isolated test run, rotate keys. Each is validated as a file is and served as a new signed
 /// revision; `reset` puts everything back to the files.

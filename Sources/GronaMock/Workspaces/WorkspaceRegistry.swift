@@ -1,3 +1,5 @@
+import GronaHTTP
+import GronaJSON
 import Synchronization
 
 /// The workspaces being served and their signed configurations: loaded from `workspaces/`, reloaded when

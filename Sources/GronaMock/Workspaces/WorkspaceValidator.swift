@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// Validates a workspace file (contract §3 and §4) and reports every problem at once, each with its JSON
 /// path; see docs/workspaces.md for the rules.
 public enum WorkspaceValidator {

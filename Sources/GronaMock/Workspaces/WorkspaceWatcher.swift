@@ -1,3 +1,6 @@
+import GronaHTTP
+import GronaJSON
+
 /// Polls the workspaces and keys directories and reloads what changed, so an edited file is served within
 /// two seconds. Polling (every half second) works the same on Linux, macOS and bind mounts in containers,
 /// where inotify and FSEvents do not always see changes.

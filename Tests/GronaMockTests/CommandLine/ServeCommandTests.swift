@@ -1,4 +1,5 @@
 import Foundation
+import GronaTestSupport
 import Testing
 
 @Suite("grona-mock command line")

@@ -1,5 +1,6 @@
 import Foundation
 import GronaMock
+import GronaTestSupport
 import Testing
 
 @Suite("GET /v1/mobile/workspaces/{key}/config")

@@ -1,5 +1,6 @@
 import Foundation
 import GronaMock
+import GronaTestSupport
 import Testing
 
 /// A small parser for the Prometheus text format (version 0.0.4): every line is a comment (`# HELP`,

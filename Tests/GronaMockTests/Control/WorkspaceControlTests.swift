@@ -1,5 +1,6 @@
 import Foundation
 import GronaMock
+import GronaTestSupport
 import Testing
 
 /// Requests for the control API, on a fresh connection each.

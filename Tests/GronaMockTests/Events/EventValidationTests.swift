@@ -1,5 +1,6 @@
 import Foundation
 import GronaMock
+import GronaTestSupport
 import Testing
 
 /// One valid event: accepted, then listed by `GET /_mock/events` with the server's fields.

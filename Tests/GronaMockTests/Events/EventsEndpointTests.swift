@@ -1,5 +1,6 @@
 import Foundation
 import GronaMock
+import GronaTestSupport
 import Testing
 
 /// A whole request the events endpoint refuses, with the status, code and a part of the message.

@@ -1,5 +1,6 @@
 import Foundation
 import GronaMock
+import GronaTestSupport
 
 /// Batches for `POST /v1/mobile/events` and readers for its answers and for `/_mock/events`, shared by the
 /// events tests.

@@ -1,5 +1,6 @@
 import Foundation
 import GronaMock
+import GronaTestSupport
 import Testing
 
 /// A rule `POST /_mock/faults` must refuse, and the field its message must name.

@@ -1,5 +1,6 @@
 import Foundation
 import GronaMock
+import GronaTestSupport
 
 #if canImport(Glibc)
 import Glibc

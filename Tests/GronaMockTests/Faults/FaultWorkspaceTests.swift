@@ -1,5 +1,6 @@
 import Foundation
 import GronaMock
+import GronaTestSupport
 import Testing
 
 /// Rules scoped to one workspace (`"workspace": "<key>"`), for parallel shards that each clone a workspace on

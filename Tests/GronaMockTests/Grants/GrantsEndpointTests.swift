@@ -1,5 +1,6 @@
 import Foundation
 import GronaMock
+import GronaTestSupport
 import Testing
 
 /// A fixture workspace `shop` (MockFixture.workspace): holdout salt "h-1" weight 500, and the offer

@@ -1,5 +1,6 @@
 import Foundation
 import GronaMock
+import GronaTestSupport
 import Testing
 
 /// `events export --format csv` neutralises cells a spreadsheet would run as formulas (OWASP CSV injection).

@@ -1,5 +1,6 @@
 import Foundation
 import GronaMock
+import GronaTestSupport
 import Testing
 
 /// Health tells an orchestrator the truth: each part, and 503 when events cannot be stored.

@@ -1,5 +1,6 @@
 import Foundation
 import GronaMock
+import GronaTestSupport
 import Testing
 
 /// Integers from clients and from the controllable clock never trap: each computation has a documented

@@ -1,5 +1,6 @@
 import Foundation
 import GronaMock
+import GronaTestSupport
 import Testing
 
 /// `docs/openapi.yaml` and the router describe the same API: every route is documented, and every

@@ -1,5 +1,6 @@
 import Foundation
 import GronaMock
+import GronaTestSupport
 import Testing
 
 /// `--admin-token` protects the `/_mock` route group, not the routes registered before it: walking the

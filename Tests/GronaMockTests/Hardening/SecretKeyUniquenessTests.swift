@@ -1,5 +1,6 @@
 import Foundation
 import GronaMock
+import GronaTestSupport
 import Testing
 
 /// A secret key picks the workspace on the grants endpoint, so it is unique across every served workspace

@@ -1,4 +1,5 @@
 import GronaMock
+import GronaTestSupport
 import Testing
 
 @Suite("JSON numbers")

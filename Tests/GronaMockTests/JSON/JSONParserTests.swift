@@ -1,4 +1,5 @@
 import GronaMock
+import GronaTestSupport
 import Testing
 
 /// The error `JSONParser` reports for `input`, or nil when it parses.

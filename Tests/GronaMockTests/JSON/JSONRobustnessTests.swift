@@ -1,4 +1,5 @@
 import GronaMock
+import GronaTestSupport
 import Testing
 
 /// SplitMix64: a fixed seed gives the same inputs on every run and platform, so a failure can be replayed.

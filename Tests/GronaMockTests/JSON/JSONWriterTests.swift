@@ -1,3 +1,4 @@
+import GronaTestSupport
 import Testing
 
 @testable import GronaMock

@@ -1,4 +1,5 @@
 import GronaMock
+import GronaTestSupport
 import Testing
 
 @Suite("Base64 and base64url, decoded strictly")

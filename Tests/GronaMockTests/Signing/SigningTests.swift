@@ -1,5 +1,6 @@
 import Foundation
 import GronaMock
+import GronaTestSupport
 import Testing
 
 /// RFC 7515 Appendix A.3: a compact ES256 JWS and the public half of its JWK.

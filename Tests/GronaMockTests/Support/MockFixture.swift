@@ -1,5 +1,6 @@
 import Foundation
 import GronaMock
+import GronaTestSupport
 
 /// A temporary directory with its own workspaces, keys and database, for one test: nothing is shared
 /// between tests, and everything is removed at the end.
@@ -88,21 +89,4 @@ final class MockFixture {
         for kid in store.keyIDs { keys[kid] = store[kid]?.publicKey }
         return keys
     }
-}
-
-/// One request on a fresh connection.
-func fetch(_ port: Int, _ request: String) throws -> RawClient.Response {
-    let client = try RawClient(port: port)
-    try client.send(request)
-    return try client.readResponse(forHead: request.hasPrefix("HEAD"))
-}
-
-/// Polls `condition` every 20 ms until it holds or `seconds` pass (no fixed sleeps in tests).
-func eventually(seconds: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if try condition() { return true }
-        usleep(20_000)
-    }
-    return try condition()
 }

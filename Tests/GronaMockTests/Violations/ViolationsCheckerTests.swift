@@ -1,4 +1,5 @@
 import GronaMock
+import GronaTestSupport
 import Testing
 
 /// One way to break one rule: applied to the correct stream, it must produce exactly one violation, of

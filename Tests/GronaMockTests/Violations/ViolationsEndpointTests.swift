@@ -1,5 +1,6 @@
 import Foundation
 import GronaMock
+import GronaTestSupport
 import Testing
 
 /// `GET /_mock/events/violations` through the server: events posted to `POST /v1/mobile/events`, grants

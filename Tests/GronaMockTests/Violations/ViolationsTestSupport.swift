@@ -1,4 +1,5 @@
 import GronaMock
+import GronaTestSupport
 
 /// Installs and customers of the fixture workspace `shop` (MockFixture.workspace), chosen by the contract's
 /// assignment function: home-hero (install unit, salt home-hero-1, control 5000 / banner 5000),

@@ -1,5 +1,6 @@
 import Foundation
 import GronaMock
+import GronaTestSupport
 import Testing
 
 /// Workspace validation (contract §3 and §4, docs/workspaces.md): one row per broken input, each made from a small

@@ -1,0 +1,153 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A blocking TCP client for live tests: sends exact bytes and reads exact responses, so tests see what a
+/// real client sees on the wire (framing, `Connection: close`, the socket closing).
+package final class RawClient {
+    package struct Response {
+        package var status: Int
+        package var headers: [(String, String)]
+        package var body: [UInt8]
+
+        package func header(_ name: String) -> String? {
+            headers.first { $0.0.lowercased() == name.lowercased() }?.1
+        }
+
+        package var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
+        package init(description: String) { self.description = description }
+    }
+
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+    private var isClosed = false
+
+    /// Connects to 127.0.0.1:`port`; every read gives up after `timeout` seconds.
+    package init(port: Int, timeout: Double = 5) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket failed") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(fd)
+            throw Failure(description: "connect to port \(port) failed: errno \(errno)")
+        }
+        var interval = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1_000_000))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { closeNow() }
+
+    /// Closes the socket (a FIN, or a reset when unread bytes remain), as a client that gives up does.
+    package func closeNow() {
+        guard !isClosed else { return }
+        isClosed = true
+        close(fd)
+    }
+
+    /// Shrinks the receive buffer before a large response, so the server soon finds the socket full.
+    package func shrinkReceiveBuffer(to bytes: Int32 = 4096) {
+        var size = bytes
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    package func send(_ text: String) throws { try send(Array(text.utf8)) }
+
+    package func send(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
+            guard sent > 0 else { throw Failure(description: "send failed: errno \(errno)") }
+            offset += sent
+        }
+    }
+
+    /// Closes with a reset (SO_LINGER 0) instead of a FIN, as a crashed or killed client would.
+    package func reset() {
+        var option = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+        shutdown(fd, Int32(SHUT_RDWR))
+    }
+
+    /// Half-closes the sending side, as `curl` does after an upload with `Connection: close`.
+    package func finishSending() { shutdown(fd, Int32(SHUT_WR)) }
+
+    /// Reads one response; `forHead` reads no body whatever Content-Length says.
+    package func readResponse(forHead: Bool = false) throws -> Response {
+        let headEnd = try readUntil(Array("\r\n\r\n".utf8))
+        let headText = String(decoding: buffer[..<headEnd], as: UTF8.self)
+        buffer.removeFirst(headEnd + 4)
+        var lines = headText.components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst().split(separator: " ")
+        guard statusLine.count >= 2, statusLine[0] == "HTTP/1.1", let status = Int(statusLine[1]) else {
+            throw Failure(description: "bad status line in \(headText)")
+        }
+        let headers = lines.compactMap { line -> (String, String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        var response = Response(status: status, headers: headers, body: [])
+        let length =
+            forHead || status == 100 || status == 204 || status == 304
+            ? 0 : Int(response.header("Content-Length") ?? "0") ?? 0
+        try fill(length)
+        response.body = Array(buffer[..<length])
+        buffer.removeFirst(length)
+        return response
+    }
+
+    /// True when the server has closed the connection: a read returns end of stream (or a reset) before
+    /// `timeout`, with no bytes left unread.
+    package func isClosedByServer() -> Bool {
+        guard buffer.isEmpty else { return false }
+        var byte: UInt8 = 0
+        let count = recv(fd, &byte, 1, 0)
+        return count == 0 || (count < 0 && errno == ECONNRESET)
+    }
+
+    private func readUntil(_ marker: [UInt8]) throws -> Int {
+        while true {
+            if let index = firstIndex(of: marker) { return index }
+            try receiveMore()
+        }
+    }
+
+    private func fill(_ count: Int) throws {
+        while buffer.count < count { try receiveMore() }
+    }
+
+    private func receiveMore() throws {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else {
+            throw Failure(description: count == 0 ? "connection closed by server" : "recv failed: errno \(errno)")
+        }
+        buffer += chunk[..<count]
+    }
+
+    private func firstIndex(of marker: [UInt8]) -> Int? {
+        guard buffer.count >= marker.count else { return nil }
+        for start in 0...(buffer.count - marker.count) where buffer[start..<start + marker.count].elementsEqual(marker)
+        {
+            return start
+        }
+        return nil
+    }
+}
