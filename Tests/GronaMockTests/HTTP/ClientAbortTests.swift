@@ -298,7 +298,15 @@ struct ClientAbortTests {
             let acked = acknowledged.withLock { $0 }
             #expect(failures.withLock { $0 } == [])
             #expect(acked.count >= 50)
-            let stored = Set(try EventsAPI.stored(server.port).compactMap { $0["eventID"]?.stringValue })
+            // Every page: the steady client may have stored more than one page holds.
+            var stored: Set<String> = []
+            var cursor: String?
+            repeat {
+                let page = try EventsAPI.listed(
+                    server.port, "workspace=shop&limit=1000" + (cursor.map { "&cursor=\($0)" } ?? ""))
+                stored.formUnion(page.events.compactMap { $0["eventID"]?.stringValue })
+                cursor = page.nextCursor
+            } while cursor != nil
             #expect(Set(acked).subtracting(stored).isEmpty, "acknowledged but not stored")
             try Self.expectAllClosed(server.port, "the abort storm")
         }
