@@ -39,30 +39,20 @@ final class Connection {
     /// The request whose `100 Continue` waits for the responses before it.
     private var continueFor: UInt64?
 
-    private var outbound: [[UInt8]] = []
-    private var outboundOffset = 0
-    private var outboundBytes = 0
+    private var outbound = OutboundQueue()
 
-    /// No further requests are read: after `Connection: close`, an error, or at shutdown.
-    private var acceptsRequests = true
-    /// Close (lingering) once what is queued has been written.
-    private var closeAfterFlush = false
-    /// The connection closes because a request could not be read, so the client may still be sending.
-    private var closingAfterError = false
-    /// An injected fault: close at once once the queue is written, with no lingering.
-    private var abortAfterFlush = false
-    /// The client finished sending: close when every request read so far has been answered.
-    private var closeWhenAnswered = false
+    /// The lifecycle: see `ConnectionPhase` for its transitions.
+    private var phase = ConnectionPhase.open
+    /// Flow control: the pipeline or the outbound queue is full, so the socket is not read for now.
     private var readPaused = false
+    /// The client finished sending (end of stream): close once every request read so far is answered.
     private var peerClosed = false
-    private var isClosed = false
 
     // Deadlines, in monotonic nanoseconds.
     private var requestStarted = false
     private var requestDeadline: UInt64 = 0
     private var idleDeadline: UInt64
     private var lastWriteProgress: UInt64 = 0
-    private var lingerDeadline: UInt64?
 
     private static let readHighWater = 4 * 1024 * 1024
 
@@ -81,7 +71,7 @@ final class Connection {
     // MARK: - Reading
 
     func readable() {
-        guard !isClosed else { return }
+        guard !phase.isClosed else { return }
         while !readPaused && !peerClosed {
             let received: Int?
             do {
@@ -96,21 +86,21 @@ final class Connection {
                 return
             }
             // Draining before a close, or past the last request this connection will read: discard.
-            if lingerDeadline != nil || !acceptsRequests {
+            if !phase.readsRequests {
                 // Discarding, but still a bounded amount per wake-up, so one client cannot hold the loop.
                 if count < loop.readBuffer.count { break }
                 continue
             }
             parser.append(UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<count]))
             processInput()
-            if isClosed || count < loop.readBuffer.count { break }
+            if phase.isClosed || count < loop.readBuffer.count { break }
         }
     }
 
     /// The client finished sending. Answer what it asked, then close; a half-read request is dropped.
     private func peerEnded() {
         peerClosed = true
-        acceptsRequests = false
+        if phase == .open { phase = .lastRequestRead }
         requestStarted = false
         // A request whose body was cut off can never be completed, and no handler has seen it yet: drop it,
         // or the connection would wait for it for ever (RFC 9112 §8: an incomplete message is not processed).
@@ -119,20 +109,20 @@ final class Connection {
             if continueFor == cut.sequence { continueFor = nil }
             current = nil
         }
-        if lingerDeadline != nil || (inFlight.isEmpty && outbound.isEmpty && finished.isEmpty) {
+        if phase.isLingering || (inFlight.isEmpty && outbound.isEmpty && finished.isEmpty) {
             close()
         } else {
-            // Every request already read is still owed its answer: close once all of them are written.
-            closeWhenAnswered = true
+            // Every request already read is still owed its answer: `flush` closes once all are written.
             updateInterest()
         }
     }
 
     /// Parses and dispatches every complete request buffered, until the pipeline is full.
     private func processInput() {
-        while acceptsRequests && !isClosed {
+        while phase.readsRequests {
             // A request whose body is being read finishes first, or it could wait out its body timeout.
-            let full = inFlight.count >= configuration.maxPipelinedRequests || outboundBytes >= Self.readHighWater
+            let full =
+                inFlight.count >= configuration.maxPipelinedRequests || outbound.byteCount >= Self.readHighWater
             if full && current == nil {
                 readPaused = true
                 updateInterest()
@@ -176,7 +166,7 @@ final class Connection {
         current = nil
         requestStarted = false
         if continueFor == sequence { continueFor = nil }
-        if !head.keepAlive || loop.isShuttingDown { acceptsRequests = false }
+        if (!head.keepAlive || loop.isShuttingDown) && phase == .open { phase = .lastRequestRead }
         switch match {
         case .failure(let error):
             complete(sequence, error.response)
@@ -193,8 +183,7 @@ final class Connection {
 
     /// A request that cannot be read answers with its error and closes the connection.
     private func fail(with error: HTTPError) {
-        acceptsRequests = false
-        closingAfterError = true
+        phase = .failing
         let sequence: UInt64
         if let current {
             sequence = current.sequence
@@ -215,7 +204,7 @@ final class Connection {
 
     /// Takes a handler's answer; writes it and any later ones that were waiting for it, in order.
     func complete(_ sequence: UInt64, _ response: HTTPResponse) {
-        guard !isClosed else { return }
+        guard !phase.isClosed else { return }
         guard sequence == nextToSend else {
             finished[sequence] = response
             return
@@ -224,7 +213,8 @@ final class Connection {
         while let next = finished.removeValue(forKey: nextToSend) { enqueue(nextToSend, next) }
         sendContinueIfDue()
         flush()
-        if readPaused && inFlight.count < configuration.maxPipelinedRequests && outboundBytes < Self.readHighWater {
+        if readPaused && inFlight.count < configuration.maxPipelinedRequests && outbound.byteCount < Self.readHighWater
+        {
             readPaused = false
             updateInterest()
             processInput()
@@ -235,24 +225,22 @@ final class Connection {
         nextToSend = sequence + 1
         guard let request = inFlight.removeValue(forKey: sequence) else { return }
         // After a response that closes the connection, nothing more may follow it on the wire.
-        guard !closeAfterFlush else { return }
+        if case .finalResponseQueued = phase { return }
         let keepAlive = request.keepAlive && !response.closesConnection && !loop.isShuttingDown
         let sendsBody = !request.isHead && !response.status.forbidsBody && !response.body.isEmpty
+        var abort = false
         switch response.delivery {
         case .whole:
             queue(loop.encoder.head(for: response, keepAlive: keepAlive, http10: request.http10))
             if sendsBody { queue(response.body) }
         case .dropConnection:
-            abortAfterFlush = true
+            abort = true
         case .truncated(let bytes):
             queue(loop.encoder.head(for: response, keepAlive: keepAlive, http10: request.http10))
             if sendsBody && bytes > 0 { queue(Array(response.body.prefix(bytes))) }
-            abortAfterFlush = true
+            abort = true
         }
-        if !keepAlive || abortAfterFlush {
-            acceptsRequests = false
-            closeAfterFlush = true
-        }
+        if !keepAlive || abort { phase = .finalResponseQueued(phase.ending(abort: abort)) }
         if let observer = loop.context.observer {
             let seconds = Double(MonotonicClock.now() &- request.started) / 1e9
             observer(
@@ -283,37 +271,35 @@ final class Connection {
     private func queue(_ bytes: [UInt8]) {
         if outbound.isEmpty { lastWriteProgress = loop.now }
         outbound.append(bytes)
-        outboundBytes += bytes.count
     }
 
     func writable() {
-        guard !isClosed else { return }
+        guard !phase.isClosed else { return }
         flush()
     }
 
     private func flush() {
-        while !outbound.isEmpty && !isClosed {
+        while !outbound.isEmpty && !phase.isClosed {
             let sent: Int
             do {
-                sent = try sendQueued()
+                sent = try outbound.send(to: fd)
             } catch {
                 close()
                 return
             }
             if sent == 0 { break }
             lastWriteProgress = loop.now
-            consume(sent)
         }
-        if outbound.isEmpty && !isClosed {
-            if closeWhenAnswered && inFlight.isEmpty && finished.isEmpty {
+        if outbound.isEmpty && !phase.isClosed {
+            if peerClosed && inFlight.isEmpty && finished.isEmpty {
                 close()
                 return
             }
-            if closeAfterFlush {
-                if abortAfterFlush {
+            if case .finalResponseQueued(let ending) = phase {
+                if ending == .abort {
                     close()
                 } else {
-                    startLingeringClose()
+                    startLingeringClose(afterError: ending == .afterError)
                 }
                 return
             }
@@ -324,45 +310,10 @@ final class Connection {
         updateInterest()
     }
 
-    /// One `sendmsg` over up to 64 queued buffers.
-    private func sendQueued() throws(SystemError) -> Int {
-        var vectors: [iovec] = []
-        vectors.reserveCapacity(min(outbound.count, 64))
-        return try withVectors(from: 0, offset: outboundOffset, into: &vectors).get()
-    }
-
-    /// Pins each queued buffer in turn (recursively, since each pin is a closure) and sends them all.
-    private func withVectors(from index: Int, offset: Int, into vectors: inout [iovec]) -> Result<Int, SystemError> {
-        if index == outbound.count || index == 64 {
-            return Result { () throws(SystemError) in try Socket.send(fd, &vectors) }
-        }
-        return outbound[index].withUnsafeBytes { bytes in
-            let base = UnsafeMutableRawPointer(mutating: bytes.baseAddress).map { $0 + offset }
-            vectors.append(iovec(iov_base: base, iov_len: bytes.count - offset))
-            return withVectors(from: index + 1, offset: 0, into: &vectors)
-        }
-    }
-
-    private func consume(_ count: Int) {
-        var remaining = count
-        outboundBytes -= count
-        while remaining > 0, let first = outbound.first {
-            let left = first.count - outboundOffset
-            if remaining >= left {
-                remaining -= left
-                outbound.removeFirst()
-                outboundOffset = 0
-            } else {
-                outboundOffset += remaining
-                remaining = 0
-            }
-        }
-    }
-
     // MARK: - Interest, timeouts, closing
 
     private func updateInterest() {
-        guard !isClosed else { return }
+        guard !phase.isClosed else { return }
         var wanted: Poller.Interest = []
         if !readPaused && !peerClosed { wanted.insert(.read) }
         if !outbound.isEmpty { wanted.insert(.write) }
@@ -384,12 +335,18 @@ final class Connection {
     }
 
     func checkTimeouts(now: UInt64) {
-        guard !isClosed else { return }
-        if let lingerDeadline {
-            if now >= lingerDeadline { close() }
-        } else if !outbound.isEmpty {
+        switch phase {
+        case .closed:
+            return
+        case .lingering(let deadline):
+            if now >= deadline { close() }
+            return
+        default:
+            break
+        }
+        if !outbound.isEmpty {
             if now >= MonotonicClock.deadline(from: lastWriteProgress, after: configuration.writeTimeout) { close() }
-        } else if acceptsRequests && (current != nil || requestStarted) {
+        } else if phase.readsRequests && (current != nil || requestStarted) {
             if now >= requestDeadline { fail(with: .requestTimeout) }
         } else if inFlight.isEmpty && now >= idleDeadline {
             close()
@@ -402,29 +359,29 @@ final class Connection {
             close()
             return
         }
-        if current == nil && !parser.isInsideRequest { acceptsRequests = false }
-        if inFlight.isEmpty && outbound.isEmpty && !acceptsRequests { close() }
+        if current == nil && !parser.isInsideRequest && phase == .open { phase = .lastRequestRead }
+        if inFlight.isEmpty && outbound.isEmpty && !phase.readsRequests { close() }
     }
 
     /// Half-closes and reads what the client is still sending for a moment before closing, so that the
     /// kernel does not answer unread bytes with a reset that destroys the response (RFC 9112 §9.6).
-    private func startLingeringClose() {
-        guard lingerDeadline == nil else { return }
+    private func startLingeringClose(afterError: Bool) {
+        guard !phase.isLingering else { return }
         // Only a client that may still be sending needs the linger: after an error, or with bytes of a
         // further request already read. A finished exchange closes at once, which keeps shutdown quick.
-        if peerClosed || (!closingAfterError && parser.bufferedByteCount == 0) {
+        if peerClosed || (!afterError && parser.bufferedByteCount == 0) {
             close()
             return
         }
         shutdown(fd, Int32(SHUT_WR))
-        lingerDeadline = loop.now + 2_000_000_000
+        phase = .lingering(deadline: loop.now + 2_000_000_000)
         readPaused = false
         updateInterest()
     }
 
     func close() {
-        guard !isClosed else { return }
-        isClosed = true
+        guard !phase.isClosed else { return }
+        phase = .closed
         loop.remove(self)
         #if canImport(Glibc)
         Glibc.close(fd)

@@ -1,0 +1,65 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The bytes waiting to be written on one connection, sent with one `sendmsg` over up to 64 buffers.
+struct OutboundQueue {
+    private var buffers: [[UInt8]] = []
+    private var offset = 0
+    /// Bytes queued and not yet written, for the read-pause high-water mark.
+    private(set) var byteCount = 0
+
+    var isEmpty: Bool { buffers.isEmpty }
+
+    mutating func append(_ bytes: [UInt8]) {
+        buffers.append(bytes)
+        byteCount += bytes.count
+    }
+
+    mutating func removeAll() {
+        buffers.removeAll()
+        offset = 0
+        byteCount = 0
+    }
+
+    /// Writes what the socket takes now; returns how many bytes went (0 when it would block).
+    mutating func send(to fd: Int32) throws(SystemError) -> Int {
+        var vectors: [iovec] = []
+        vectors.reserveCapacity(min(buffers.count, 64))
+        let sent = try withVectors(from: 0, offset: offset, into: &vectors, fd: fd).get()
+        consume(sent)
+        return sent
+    }
+
+    /// Pins each queued buffer in turn (recursively, since each pin is a closure) and sends them all.
+    private func withVectors(
+        from index: Int, offset: Int, into vectors: inout [iovec], fd: Int32
+    ) -> Result<Int, SystemError> {
+        if index == buffers.count || index == 64 {
+            return Result { () throws(SystemError) in try Socket.send(fd, &vectors) }
+        }
+        return buffers[index].withUnsafeBytes { bytes in
+            let base = UnsafeMutableRawPointer(mutating: bytes.baseAddress).map { $0 + offset }
+            vectors.append(iovec(iov_base: base, iov_len: bytes.count - offset))
+            return withVectors(from: index + 1, offset: 0, into: &vectors, fd: fd)
+        }
+    }
+
+    private mutating func consume(_ count: Int) {
+        var remaining = count
+        byteCount -= count
+        while remaining > 0, let first = buffers.first {
+            let left = first.count - offset
+            if remaining >= left {
+                remaining -= left
+                buffers.removeFirst()
+                offset = 0
+            } else {
+                offset += remaining
+                remaining = 0
+            }
+        }
+    }
+}
