@@ -7,12 +7,12 @@ import GronaJSON
 /// secret: callers pass a description of what was wrong, not the offending value.
 public struct HTTPError: Error, Sendable, Equatable {
     public var status: HTTPStatus
-    public var code: String
+    public var code: ErrorCode
     public var message: String
     /// Extra fields such as `Allow`, `WWW-Authenticate` or `Retry-After`.
     public var headers: [String: String]
 
-    public init(_ status: HTTPStatus, code: String, message: String, headers: [String: String] = [:]) {
+    public init(_ status: HTTPStatus, code: ErrorCode, message: String, headers: [String: String] = [:]) {
         self.status = status
         self.code = code
         self.message = message
@@ -21,7 +21,8 @@ public struct HTTPError: Error, Sendable, Equatable {
 
     public var response: HTTPResponse {
         var response = HTTPResponse.json(
-            "{\"error\":{\"code\":\(JSONText.quoted(code)),\"message\":\(JSONText.quoted(message))}}", status: status)
+            "{\"error\":{\"code\":\(JSONText.quoted(code.rawValue)),\"message\":\(JSONText.quoted(message))}}",
+            status: status)
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { response.headers.set(name, value) }
         return response
     }
@@ -33,25 +34,25 @@ public struct HTTPError: Error, Sendable, Equatable {
     // MARK: - Errors the server itself raises
 
     public static func notFound(_ path: String) -> HTTPError {
-        HTTPError(.notFound, code: "not_found", message: "No route for \(path.prefix(200)).")
+        HTTPError(.notFound, code: .notFound, message: "No route for \(path.prefix(200)).")
     }
 
     public static func methodNotAllowed(_ method: HTTPMethod, allowed: [HTTPMethod]) -> HTTPError {
         let allow = allowed.map(\.description).joined(separator: ", ")
         return HTTPError(
-            .methodNotAllowed, code: "method_not_allowed",
+            .methodNotAllowed, code: .methodNotAllowed,
             message: "\(String(method.description.prefix(20))) is not allowed here; use \(allow).",
             headers: ["Allow": allow])
     }
 
     public static let unexpected = HTTPError(
-        .internalServerError, code: "internal_error", message: "The server failed to handle the request; see its log.")
+        .internalServerError, code: .internalError, message: "The server failed to handle the request; see its log.")
 
     public static let requestTimeout = HTTPError(
-        .requestTimeout, code: "request_timeout", message: "The request was not received in time.")
+        .requestTimeout, code: .requestTimeout, message: "The request was not received in time.")
 
     public static let tooManyConnections = HTTPError(
-        .serviceUnavailable, code: "too_many_connections",
+        .serviceUnavailable, code: .tooManyConnections,
         message: "The server is at its connection limit; retry shortly.", headers: ["Retry-After": "1"])
 
     init(_ error: HTTPParseError) {

@@ -28,14 +28,14 @@ public enum HTTPParseError: Error, Equatable, Sendable {
     }
 
     /// The stable error code of the JSON error body.
-    public var code: String {
+    public var code: ErrorCode {
         switch self {
-        case .badRequest: "bad_request"
-        case .headerFieldsTooLarge: "header_fields_too_large"
-        case .contentTooLarge: "payload_too_large"
-        case .notImplemented: "not_implemented"
-        case .expectationFailed: "expectation_failed"
-        case .versionNotSupported: "http_version_not_supported"
+        case .badRequest: .badRequest
+        case .headerFieldsTooLarge: .headerFieldsTooLarge
+        case .contentTooLarge: .payloadTooLarge
+        case .notImplemented: .notImplemented
+        case .expectationFailed: .expectationFailed
+        case .versionNotSupported: .httpVersionNotSupported
         }
     }
 

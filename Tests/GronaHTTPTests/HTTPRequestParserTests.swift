@@ -770,7 +770,7 @@ struct HTTPRequestParserRejectionTests {
         ]
         for (error, status, code) in cases {
             #expect(error.status.code == status)
-            #expect(error.code == code)
+            #expect(error.code.rawValue == code)
         }
     }
 }

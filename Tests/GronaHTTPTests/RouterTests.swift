@@ -46,7 +46,7 @@ struct RouterTests {
         struct Unexpected: Error {}
         var router = Router()
         router.on(.get, "/teapot") { _ in
-            throw HTTPError(.forbidden, code: "no_tea", message: "No \"tea\" here.")
+            throw HTTPError(.forbidden, code: ErrorCode("no_tea"), message: "No \"tea\" here.")
         }
         router.on(.get, "/boom") { _ in throw Unexpected() }
         let teapot = await router.respond(to: request(.get, "/teapot"))

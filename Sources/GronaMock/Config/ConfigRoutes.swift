@@ -61,7 +61,7 @@ enum ConfigRoutes {
 extension HTTPError {
     /// 404 `unknown_workspace` (contract §4 and §7).
     static func unknownWorkspace(_ key: String) -> HTTPError {
-        HTTPError(.notFound, code: "unknown_workspace", message: "No workspace \(Quote.text(key)) is served here.")
+        HTTPError(.notFound, code: .unknownWorkspace, message: "No workspace \(Quote.text(key)) is served here.")
     }
 }
 

@@ -26,7 +26,7 @@ public enum AdminToken {
             else {
                 responder.send(
                     HTTPError(
-                        .unauthorized, code: "admin_token_required",
+                        .unauthorized, code: .adminTokenRequired,
                         message: "This server needs its admin token: Authorization: Bearer <token>.",
                         headers: ["WWW-Authenticate": "Bearer realm=\"grona-mock admin\""]
                     ).response)

@@ -11,7 +11,7 @@ enum ClockRoutes {
             let known: Set<String> = ["advanceMs", "offsetMs", "freeze", "at", "reset"]
             if let unknown = body.keys.first(where: { !known.contains($0) }) {
                 throw HTTPError(
-                    .badRequest, code: "invalid_clock",
+                    .badRequest, code: .invalidClock,
                     message:
                         "Unknown field \(Quote.text(unknown)); the clock takes advanceMs, offsetMs, freeze (with at), reset."
                 )
@@ -60,7 +60,7 @@ enum ClockRoutes {
     }
 
     private static func invalid(_ message: String) -> HTTPError {
-        HTTPError(.badRequest, code: "invalid_clock", message: message + ".")
+        HTTPError(.badRequest, code: .invalidClock, message: message + ".")
     }
 }
 
@@ -69,7 +69,7 @@ enum RequestJSON {
     static func object(_ request: HTTPRequest, allowEmpty: Bool = false) throws(HTTPError) -> JSONObject {
         if allowEmpty && request.body.isEmpty { return JSONObject() }
         guard let object = (try? JSONParser().parse(request.body))?.objectValue else {
-            throw HTTPError(.badRequest, code: "malformed_json", message: "The body must be a JSON object.")
+            throw HTTPError(.badRequest, code: .malformedJson, message: "The body must be a JSON object.")
         }
         return object
     }

@@ -25,7 +25,7 @@ enum EventInspectionRoutes {
             try onlyParameters(request, ["workspace"])
             guard let workspace = request.query("workspace") else {
                 throw HTTPError(
-                    .badRequest, code: "invalid_query", message: "Name the workspace: ?workspace=acme-market.")
+                    .badRequest, code: .invalidQuery, message: "Name the workspace: ?workspace=acme-market.")
             }
             let summary = try query { () throws(SQLiteError) in try store.summary(workspace: workspace) }
             return HTTPResponse.json(summary.serialized())
@@ -35,13 +35,13 @@ enum EventInspectionRoutes {
                 let filter = try EventFilter(parameters: request.queryItems, extra: ["count", "timeoutMs"])
                 guard let count = request.query("count").flatMap(Int.init), count >= 1 else {
                     throw HTTPError(
-                        .badRequest, code: "invalid_query", message: "count must be a whole number of at least 1.")
+                        .badRequest, code: .invalidQuery, message: "count must be a whole number of at least 1.")
                 }
                 let timeout =
                     try request.query("timeoutMs").map { text throws(HTTPError) -> Duration in
                         guard let milliseconds = Int(text), milliseconds >= 0 else {
                             throw HTTPError(
-                                .badRequest, code: "invalid_query",
+                                .badRequest, code: .invalidQuery,
                                 message: "timeoutMs must be milliseconds (0 or more).")
                         }
                         return .milliseconds(milliseconds)
@@ -85,7 +85,7 @@ enum EventInspectionRoutes {
     private static func onlyParameters(_ request: HTTPRequest, _ allowed: Set<String>) throws(HTTPError) {
         for item in request.queryItems where !allowed.contains(item.name) {
             throw HTTPError(
-                .badRequest, code: "invalid_query",
+                .badRequest, code: .invalidQuery,
                 message:
                     "Unknown parameter \(Quote.text(item.name)); this endpoint takes \(allowed.sorted().joined(separator: ", "))."
             )
@@ -104,7 +104,7 @@ enum EventInspectionRoutes {
             return try body()
         } catch {
             throw HTTPError(
-                .serviceUnavailable, code: "storage_unavailable", message: "The event store cannot be read: \(error).")
+                .serviceUnavailable, code: .storageUnavailable, message: "The event store cannot be read: \(error).")
         }
     }
 }

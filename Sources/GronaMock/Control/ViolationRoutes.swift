@@ -22,12 +22,12 @@ enum ViolationRoutes {
         router.on(.get, "/_mock/events/violations") { request in
             for item in request.queryItems where item.name != "workspace" {
                 throw HTTPError(
-                    .badRequest, code: "invalid_query",
+                    .badRequest, code: .invalidQuery,
                     message: "Unknown parameter \(Quote.text(item.name)); this endpoint takes workspace.")
             }
             guard let key = request.query("workspace"), !key.isEmpty else {
                 throw HTTPError(
-                    .badRequest, code: "invalid_query", message: "Name the workspace: ?workspace=acme-market.")
+                    .badRequest, code: .invalidQuery, message: "Name the workspace: ?workspace=acme-market.")
             }
             guard let entry = registry.entry(for: key) else { throw HTTPError.unknownWorkspace(key) }
             kills.observe(entry, now: clock.nowMilliseconds())
@@ -59,7 +59,7 @@ enum ViolationRoutes {
             return try body()
         } catch {
             throw HTTPError(
-                .serviceUnavailable, code: "storage_unavailable", message: "The event store cannot be read: \(error).")
+                .serviceUnavailable, code: .storageUnavailable, message: "The event store cannot be read: \(error).")
         }
     }
 }

@@ -25,7 +25,7 @@ enum WorkspaceRoutes {
             do {
                 document = try JSONParser().parse(request.body)
             } catch {
-                throw HTTPError(.badRequest, code: "malformed_json", message: "The body is not valid JSON: \(error).")
+                throw HTTPError(.badRequest, code: .malformedJson, message: "The body is not valid JSON: \(error).")
             }
             let allowInvalid = request.query("allowInvalid") == "true"
             return try answer { () throws(WorkspaceRegistry.ChangeError) in
@@ -45,7 +45,7 @@ enum WorkspaceRoutes {
             let body = try RequestJSON.object(request)
             guard let newKey = body["workspaceKey"]?.stringValue else {
                 throw HTTPError(
-                    .badRequest, code: "invalid_request", message: "Name the clone: {\"workspaceKey\": \"run-42\"}.")
+                    .badRequest, code: .invalidRequest, message: "Name the clone: {\"workspaceKey\": \"run-42\"}.")
             }
             let secret = body["secretKey"]?.stringValue
             var created: (WorkspaceRegistry.Entry, String)?
@@ -85,7 +85,7 @@ enum WorkspaceRoutes {
             let body = try RequestJSON.object(request, allowEmpty: true)
             guard let role = WorkspaceRegistry.KeyRole(rawValue: body["keys"]?.stringValue ?? "") else {
                 throw HTTPError(
-                    .badRequest, code: "invalid_request",
+                    .badRequest, code: .invalidRequest,
                     message: "Say which keys: {\"keys\": \"config\"} or {\"keys\": \"grant\"}.")
             }
             return try answer { () throws(WorkspaceRegistry.ChangeError) in
@@ -142,29 +142,29 @@ enum WorkspaceRoutes {
         case .invalid(let problems):
             let errors = problems.filter { $0.severity == .error }.map(\.description)
             return HTTPError(
-                .unprocessableContent, code: "invalid_workspace",
+                .unprocessableContent, code: .invalidWorkspace,
                 message: "The workspace has \(errors.count) error(s): \(errors.prefix(20).joined(separator: "; ")). "
                     + "Add ?allowInvalid=true to serve it anyway.")
         case .unknownWorkspace(let key): return .unknownWorkspace(key)
         case .unknownCampaign(let id):
             return HTTPError(
-                .notFound, code: "unknown_campaign", message: "No campaign \(Quote.text(id)) in this workspace.")
+                .notFound, code: .unknownCampaign, message: "No campaign \(Quote.text(id)) in this workspace.")
         case .notAClone(let key):
             return HTTPError(
-                .conflict, code: "not_a_clone",
+                .conflict, code: .notAClone,
                 message:
                     "\(Quote.text(key)) comes from a file; only clones are deleted. Use POST /_mock/reset to undo changes."
             )
         case .secretKeyInUse(let owner):
             return HTTPError(
-                .conflict, code: "secret_key_in_use",
+                .conflict, code: .secretKeyInUse,
                 message:
                     "Workspace \(Quote.text(owner)) already uses this secret key; each served workspace needs its own.")
         case .alreadyExists(let key):
             return HTTPError(
-                .conflict, code: "workspace_exists", message: "A workspace \(Quote.text(key)) is already served.")
+                .conflict, code: .workspaceExists, message: "A workspace \(Quote.text(key)) is already served.")
         case .failed(let reason):
-            return HTTPError(.internalServerError, code: "change_failed", message: reason)
+            return HTTPError(.internalServerError, code: .changeFailed, message: reason)
         }
     }
 }

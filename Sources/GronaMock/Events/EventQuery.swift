@@ -38,14 +38,14 @@ public struct EventFilter: Sendable {
             } else if name == "since" || name == "until" {
                 guard let milliseconds = Int64(value) else {
                     throw HTTPError(
-                        .badRequest, code: "invalid_query",
+                        .badRequest, code: .invalidQuery,
                         message: "\(name) must be Unix epoch milliseconds (an integer), not \(Quote.text(value)).")
                 }
                 if name == "since" { since = milliseconds } else { until = milliseconds }
             } else if !allowed.contains(name) {
                 let known = Self.textParameters.map(\.name) + ["since", "until"] + allowed.sorted()
                 throw HTTPError(
-                    .badRequest, code: "invalid_query",
+                    .badRequest, code: .invalidQuery,
                     message: "Unknown parameter \(Quote.text(name)); known: \(known.joined(separator: ", ")).")
             }
         }
@@ -90,18 +90,18 @@ public struct EventPage: Sendable {
             case "limit":
                 guard let number = Int(value), (1...Self.maxLimit).contains(number) else {
                     throw HTTPError(
-                        .badRequest, code: "invalid_query", message: "limit must be from 1 to \(Self.maxLimit).")
+                        .badRequest, code: .invalidQuery, message: "limit must be from 1 to \(Self.maxLimit).")
                 }
                 limit = number
             case "cursor":
                 guard let number = Int64(value) else {
                     throw HTTPError(
-                        .badRequest, code: "invalid_query", message: "cursor must be a nextCursor this API returned.")
+                        .badRequest, code: .invalidQuery, message: "cursor must be a nextCursor this API returned.")
                 }
                 cursor = number
             case "order":
                 guard value == "oldest" || value == "newest" else {
-                    throw HTTPError(.badRequest, code: "invalid_query", message: "order must be oldest or newest.")
+                    throw HTTPError(.badRequest, code: .invalidQuery, message: "order must be oldest or newest.")
                 }
                 newestFirst = value == "newest"
             default:

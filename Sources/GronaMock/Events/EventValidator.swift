@@ -43,7 +43,7 @@ enum EventValidator {
         guard let events = root["events"]?.arrayValue else { throw invalid("events is required (a list)") }
         guard events.count <= maxEvents else {
             throw HTTPError(
-                .contentTooLarge, code: "payload_too_large",
+                .contentTooLarge, code: .payloadTooLarge,
                 message: "A batch holds at most \(maxEvents) events; this one has \(events.count).")
         }
         return Envelope(workspaceKey: workspaceKey, installID: installID, sentAt: sentAt, events: events)
@@ -57,7 +57,7 @@ enum EventValidator {
     }
 
     private static func invalid(_ message: String) -> HTTPError {
-        HTTPError(.badRequest, code: "invalid_envelope", message: "Invalid batch envelope: \(message).")
+        HTTPError(.badRequest, code: .invalidEnvelope, message: "Invalid batch envelope: \(message).")
     }
 
     /// One event: its record, or the field and reason it was rejected for.

@@ -60,7 +60,7 @@ enum EventsRoutes {
         do {
             document = try JSONParser().parse(body)
         } catch {
-            throw HTTPError(.badRequest, code: "malformed_json", message: "The body is not valid JSON: \(error).")
+            throw HTTPError(.badRequest, code: .malformedJson, message: "The body is not valid JSON: \(error).")
         }
         let envelope = try EventValidator.envelope(document)
         guard registry.entry(for: envelope.workspaceKey) != nil else {
@@ -103,14 +103,14 @@ enum EventsRoutes {
             .lowercasedASCII()
         guard let mediaType, mediaType == "application/json" || mediaType.hasSuffix("+json") else {
             throw HTTPError(
-                .unsupportedMediaType, code: "unsupported_media_type",
+                .unsupportedMediaType, code: .unsupportedMediaType,
                 message: "Send the batch as Content-Type: application/json, optionally with Content-Encoding: gzip.")
         }
         let codings = request.headers.tokens("Content-Encoding").filter { $0 != "identity" }
         let gzipMagic = request.body.starts(with: [0x1F, 0x8B])
         guard codings.isEmpty || codings == ["gzip"] || codings == ["x-gzip"] else {
             throw HTTPError(
-                .unsupportedMediaType, code: "unsupported_media_type",
+                .unsupportedMediaType, code: .unsupportedMediaType,
                 message: "Content-Encoding may be gzip or nothing, not \(codings.joined(separator: ", ").prefix(40)).")
         }
         guard !codings.isEmpty || gzipMagic else {
@@ -128,17 +128,17 @@ enum EventsRoutes {
                     codings.isEmpty
                     ? "The body starts like gzip but is not" : "Content-Encoding says gzip but the body is not"
                 throw HTTPError(
-                    .unsupportedMediaType, code: "unsupported_media_type", message: "\(what) valid gzip (\(reason)).")
+                    .unsupportedMediaType, code: .unsupportedMediaType, message: "\(what) valid gzip (\(reason)).")
             }
         }
     }
 
     private static let tooLarge = HTTPError(
-        .contentTooLarge, code: "payload_too_large", message: "A batch is at most 512 KiB of JSON (after gunzip).")
+        .contentTooLarge, code: .payloadTooLarge, message: "A batch is at most 512 KiB of JSON (after gunzip).")
 
     private static func eventTooLarge(_ index: Int, _ bytes: Int) -> HTTPError {
         HTTPError(
-            .contentTooLarge, code: "payload_too_large",
+            .contentTooLarge, code: .payloadTooLarge,
             message: "events[\(index)] is \(bytes) bytes; an event is at most 32 KiB (32768 bytes).")
     }
 
@@ -163,7 +163,7 @@ enum EventsRoutes {
 extension HTTPError {
     /// 503 when the database cannot take the events; nothing was acknowledged, so the SDK retries.
     static let storageUnavailable = HTTPError(
-        .serviceUnavailable, code: "storage_unavailable",
+        .serviceUnavailable, code: .storageUnavailable,
         message: "The events could not be stored; nothing from this batch was kept. Retry.",
         headers: ["Retry-After": "1"])
 }

@@ -57,6 +57,6 @@ enum ConfigFaults {
     }
 
     private static func failure(_ reason: String) -> HTTPError {
-        HTTPError(.internalServerError, code: "signing_failed", message: "The injected fault failed: \(reason).")
+        HTTPError(.internalServerError, code: .signingFailed, message: "The injected fault failed: \(reason).")
     }
 }

@@ -83,7 +83,7 @@ extension FaultEngine {
     /// The contract's error body with code `injected_fault`, and `Retry-After` when the rule has one.
     static func injectedStatus(_ code: Int, retryAfterSeconds: Int?) -> HTTPError {
         HTTPError(
-            HTTPStatus.standard(code), code: "injected_fault",
+            HTTPStatus.standard(code), code: .injectedFault,
             message: "A fault rule (/_mock/faults) answered this request with \(code).",
             headers: retryAfterSeconds.map { ["Retry-After": String($0)] } ?? [:])
     }

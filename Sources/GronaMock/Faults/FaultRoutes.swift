@@ -9,7 +9,7 @@ enum FaultRoutes {
             do {
                 document = try JSONParser().parse(request.body)
             } catch {
-                throw HTTPError(.badRequest, code: "malformed_json", message: "The body is not valid JSON: \(error).")
+                throw HTTPError(.badRequest, code: .malformedJson, message: "The body is not valid JSON: \(error).")
             }
             let listing = engine.add(try FaultRule.parse(document))
             var response = HTTPResponse.json(JSONValue.object(listing).serialized(), status: .created)
@@ -37,7 +37,7 @@ enum FaultRoutes {
 
     private static func unknownFault(_ id: String) -> HTTPError {
         HTTPError(
-            .notFound, code: "unknown_fault",
+            .notFound, code: .unknownFault,
             message: "No fault rule \(Quote.text(id)); GET /_mock/faults lists the rules there are.")
     }
 }

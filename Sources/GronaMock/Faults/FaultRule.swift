@@ -167,7 +167,7 @@ extension FaultRule {
     }
 
     private static func invalid(_ problems: [String]) -> HTTPError {
-        HTTPError(.badRequest, code: "invalid_fault", message: problems.joined(separator: "; ") + ".")
+        HTTPError(.badRequest, code: .invalidFault, message: problems.joined(separator: "; ") + ".")
     }
 }
 

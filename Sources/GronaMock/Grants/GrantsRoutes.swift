@@ -47,7 +47,7 @@ enum GrantsRoutes {
                 tokens = try GrantIssuer.sign(claims, workspace: entry.workspace, keys: registry.keys)
             }
         } catch {
-            throw HTTPError(.internalServerError, code: "signing_failed", message: "\(error)")
+            throw HTTPError(.internalServerError, code: .signingFailed, message: "\(error)")
         }
         // What was handed out, faults included, for the SDK contract checks.
         log.record(claims)
@@ -72,7 +72,7 @@ enum GrantsRoutes {
         for item in request.queryItems {
             if credentialNames.contains(item.name.lowercasedASCII()) || registry.entry(forSecret: item.value) != nil {
                 throw HTTPError(
-                    .badRequest, code: "secret_in_query",
+                    .badRequest, code: .secretInQuery,
                     message: "Secret keys are accepted only as Authorization: Bearer <key>, never in the URL, "
                         + "which proxies and logs keep. Rotate a key that was sent this way.")
             }
@@ -83,18 +83,18 @@ enum GrantsRoutes {
         let contentType = request.headers["Content-Type"]?.split(separator: ";").first?.trimmingASCIIWhitespace()
         guard contentType?.lowercasedASCII() == "application/json" else {
             throw HTTPError(
-                .unsupportedMediaType, code: "unsupported_media_type",
+                .unsupportedMediaType, code: .unsupportedMediaType,
                 message: "Send the body as Content-Type: application/json.")
         }
         let body: JSONValue
         do {
             body = try JSONParser().parse(request.body)
         } catch {
-            throw HTTPError(.badRequest, code: "malformed_json", message: "The body is not valid JSON: \(error).")
+            throw HTTPError(.badRequest, code: .malformedJson, message: "The body is not valid JSON: \(error).")
         }
         guard let object = body.objectValue else {
             throw HTTPError(
-                .badRequest, code: "malformed_json",
+                .badRequest, code: .malformedJson,
                 message: "The body must be a JSON object like {\"customerID\": \"cust_123\"}.")
         }
         guard let value = object["customerID"] else {
@@ -118,14 +118,14 @@ enum GrantsRoutes {
     }
 
     private static func invalidCustomerID(_ message: String) -> HTTPError {
-        HTTPError(.badRequest, code: "invalid_customer_id", message: message)
+        HTTPError(.badRequest, code: .invalidCustomerId, message: message)
     }
 }
 
 extension HTTPError {
     /// 401 with `WWW-Authenticate: Bearer` (RFC 6750 §3): missing and wrong keys look the same.
     static let unauthorized = HTTPError(
-        .unauthorized, code: "unauthorized",
+        .unauthorized, code: .unauthorized,
         message: "A valid secret key is required as Authorization: Bearer <key>.",
         headers: ["WWW-Authenticate": "Bearer realm=\"grona-mock\""])
 }
