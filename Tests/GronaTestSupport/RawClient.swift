@@ -113,6 +113,13 @@ package final class RawClient {
         return response
     }
 
+    /// True when bytes from the server are waiting, or arrive within `milliseconds`.
+    package func hasDataAvailable(waitingMilliseconds milliseconds: Int32) -> Bool {
+        guard buffer.isEmpty else { return true }
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, milliseconds) > 0
+    }
+
     /// True when the server has closed the connection: a read returns end of stream (or a reset) before
     /// `timeout`, with no bytes left unread.
     package func isClosedByServer() -> Bool {

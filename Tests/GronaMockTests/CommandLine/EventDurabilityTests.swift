@@ -46,7 +46,6 @@ struct EventDurabilityTests {
         #expect(eventually(seconds: 30) { acknowledged.withLock { $0.count } >= 2000 })
         kill(server.process.processIdentifier, SIGKILL)
         server.process.waitUntilExit()
-        usleep(200_000)
         let acked = acknowledged.withLock { $0 }
 
         let restarted = try ServerProcess(arguments)

@@ -94,7 +94,13 @@ struct ServiceBehaviourTests {
         // A workspace edit that breaks the secret's JSON must not print it either.
         let broken = MockFixture.workspace("shop").replacingOccurrences(of: "\"\(secret)\"", with: secret)
         try fixture.writeWorkspace("shop", broken)
-        usleep(1_500_000)
+        // Health lists the file's error once the watcher has read (and logged) the broken edit.
+        #expect(
+            eventually {
+                let health = try? JSONParser().parse(
+                    try fetch(server.port, "GET /_mock/health HTTP/1.1\r\nHost: x\r\n\r\n").body)
+                return health?["workspaces"]?["errors"]?.arrayValue?.isEmpty == false
+            })
         #expect(server.stop() == 0)
         let log = server.standardError
         #expect(log.contains("\"message\":\"request\""), "the access log is on")

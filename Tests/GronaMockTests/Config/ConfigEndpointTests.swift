@@ -122,8 +122,8 @@ struct ConfigRevisionTests {
 
             try fixture.writeWorkspace(
                 "shop", MockFixture.workspace("shop").replacingOccurrences(of: "home_top", with: "home_topp"))
-            // Give the watcher several chances to (wrongly) replace the revision.
-            usleep(400_000)
+            // Once the watcher has read the broken edit (it reports the file's error), the revision is kept.
+            #expect(eventually { !server.workspaces.loadErrors.isEmpty })
             let (kept, keptBody) = try revision(server.port)
             #expect(kept == second)
             #expect(keptBody == secondBody)
