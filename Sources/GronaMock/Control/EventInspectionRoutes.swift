@@ -9,14 +9,15 @@ enum EventInspectionRoutes {
         router.on(.get, "/_mock/events") { request in
             let filter = try EventFilter(parameters: request.queryItems, extra: EventPage.parameterNames)
             let page = try EventPage(parameters: request.queryItems)
-            let (events, next) = try query { () throws(SQLiteError) in try store.events(filter, page: page) }
+            let (events, next) = try StoreReads.perform { () throws(SQLiteError) in try store.events(filter, page: page)
+            }
             return listing(events, next)
         }
         router.on(.get, "/_mock/events/rejected") { request in
             try onlyParameters(request, EventPage.parameterNames.union(["workspace"]))
             let filter = try EventFilter(parameters: request.queryItems, extra: EventPage.parameterNames)
             let page = try EventPage(parameters: request.queryItems)
-            let (events, next) = try query { () throws(SQLiteError) in
+            let (events, next) = try StoreReads.perform { () throws(SQLiteError) in
                 try store.rejected(workspace: filter.workspace, page: page)
             }
             return listing(events, next)
@@ -27,7 +28,7 @@ enum EventInspectionRoutes {
                 throw HTTPError(
                     .badRequest, code: .invalidQuery, message: "Name the workspace: ?workspace=acme-market.")
             }
-            let summary = try query { () throws(SQLiteError) in try store.summary(workspace: workspace) }
+            let summary = try StoreReads.perform { () throws(SQLiteError) in try store.summary(workspace: workspace) }
             return HTTPResponse.json(summary.serialized())
         }
         router.on(.get, "/_mock/events/wait") { request, responder in
@@ -97,14 +98,5 @@ enum EventInspectionRoutes {
             "events": .array(events), "nextCursor": next.map { .string(String($0)) } ?? .null,
         ]
         return HTTPResponse.json(JSONValue.object(body).serialized())
-    }
-
-    private static func query<T>(_ body: () throws(SQLiteError) -> T) throws(HTTPError) -> T {
-        do {
-            return try body()
-        } catch {
-            throw HTTPError(
-                .serviceUnavailable, code: .storageUnavailable, message: "The event store cannot be read: \(error).")
-        }
     }
 }

@@ -41,7 +41,9 @@ enum ViolationRoutes {
             var page = EventPage()
             page.limit = EventPage.maxLimit
             repeat {
-                let (events, next) = try read { () throws(SQLiteError) in try store.events(filter, page: page) }
+                let (events, next) = try StoreReads.perform { () throws(SQLiteError) in
+                    try store.events(filter, page: page)
+                }
                 for event in events { checker.add(event) }
                 page.cursor = next
             } while page.cursor != nil
@@ -51,15 +53,6 @@ enum ViolationRoutes {
                 "checkedEvents": .number(JSONNumber(Int64(checker.checkedEvents))),
             ]
             return HTTPResponse.json(JSONValue.object(body).serialized())
-        }
-    }
-
-    private static func read<T>(_ body: () throws(SQLiteError) -> T) throws(HTTPError) -> T {
-        do {
-            return try body()
-        } catch {
-            throw HTTPError(
-                .serviceUnavailable, code: .storageUnavailable, message: "The event store cannot be read: \(error).")
         }
     }
 }
