@@ -7,8 +7,8 @@ enum EventValidator {
     static let maxEvents = 500
     static let maxEventBytes = 32 * 1024
 
-    static let placementTypes: Set<String> = ["eligible", "anchor_visible", "exposure", "served", "action", "dismiss"]
-    static let types = ["eligible", "anchor_visible", "exposure", "served", "action", "dismiss", "purchase"]
+    /// The event types' names, in the contract's order, for messages.
+    static let types = EventType.allCases.map(\.rawValue)
 
     /// The envelope's fields every event shares.
     struct Envelope {
@@ -93,7 +93,7 @@ private struct EventCheck {
         guard let object = value.objectValue else { return reject("", "an event must be a JSON object") }
         guard let eventID = string(object, "eventID", maxCharacters: 64) else { return nil }
         guard let type = string(object, "type") else { return nil }
-        guard EventValidator.types.contains(type) else {
+        guard let eventType = EventType(rawValue: type) else {
             return reject(
                 "type",
                 "unknown event type \(Quote.text(type)); expected one of \(EventValidator.types.joined(separator: ", "))"
@@ -115,7 +115,7 @@ private struct EventCheck {
                 timestamp, sentAt: envelope.sentAt, receivedAt: receivedAt),
             installID: envelope.installID, customerID: customerID, sessionID: sessionID, demo: demo,
             configRevision: configRevision, treatments: [], json: value.serialized())
-        if EventValidator.placementTypes.contains(type) {
+        if eventType.isPlacementEvent {
             placementFields(object, type: type, into: &record)
         } else {
             purchaseFields(object, into: &record)

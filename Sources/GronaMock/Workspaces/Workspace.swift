@@ -110,10 +110,7 @@ public struct Treatment: Sendable, Equatable {
 
 /// The closed vocabularies of contract §4.
 enum Vocabulary {
-    static let placements = [
-        "home_top", "home_feed", "plp_inline", "pdp_below_buy", "cart_line", "cart_top", "cart_below_lines",
-        "checkout_above_pay", "order_confirmation", "membership_top",
-    ]
+    static let placements = Placement.allCases.map(\.rawValue)
     static let screenTypes = [
         "home", "categories", "search", "cart", "checkout", "category", "product", "order_confirmation", "other",
     ]

@@ -48,4 +48,23 @@ struct VocabularyDocumentationTests {
         #expect(declared.subtracting(openAPI).sorted() == [], "codes missing from the OpenAPI ErrorCode enum")
         #expect(openAPI.subtracting(declared).sorted() == [], "the OpenAPI ErrorCode enum lists codes never sent")
     }
+
+    /// The values of the first `"enum": [...]` at or after `anchor` in the events batch schema.
+    static func schemaEnum(after anchor: String) throws -> Set<String> {
+        let url = docs.appendingPathComponent("schemas/events-batch.schema.json")
+        let text = try String(contentsOf: url, encoding: .utf8)
+        guard let keyRange = text.range(of: anchor),
+            let open = text.range(of: "\"enum\": [", range: keyRange.lowerBound..<text.endIndex),
+            let close = text.range(of: "]", range: open.upperBound..<text.endIndex)
+        else { return [] }
+        let list = text[open.upperBound..<close.lowerBound]
+        let quotesAndSpace = CharacterSet.whitespacesAndNewlines.union(CharacterSet(charactersIn: "\""))
+        return Set(list.split(separator: ",").map { $0.trimmingCharacters(in: quotesAndSpace) })
+    }
+
+    @Test("event types and placements are the JSON Schema's enums, no more and no fewer")
+    func eventVocabulary() throws {
+        #expect(try Self.schemaEnum(after: "\"type\": { \"enum\"") == Set(EventType.allCases.map(\.rawValue)))
+        #expect(try Self.schemaEnum(after: "\"placement\": {") == Set(Placement.allCases.map(\.rawValue)))
+    }
 }
