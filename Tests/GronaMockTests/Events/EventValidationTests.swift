@@ -1,7 +1,8 @@
 import Foundation
-import GronaMock
 import GronaTestSupport
 import Testing
+
+@testable import GronaMock
 
 /// One valid event: accepted, then listed by `GET /_mock/events` with the server's fields.
 struct ValidEventCase: Sendable, CustomTestStringConvertible {
@@ -86,40 +87,43 @@ struct EventValidationTests {
             event: SampleEvents.purchase(id: "ev-purchase-plain", treatments: []).editing("currency", nil)),
     ]
 
-    @Test(
-        "a valid event is accepted and listed with workspaceKey, installID, receivedAt, correctedTimestamp",
-        arguments: validCases)
+    @Test("a valid event is accepted by the validator, with the skew-corrected time", arguments: validCases)
     func validEvent(_ row: ValidEventCase) throws {
-        let fixture = try MockFixture.standard()
-        let type = try #require(row.event["type"]?.stringValue)
         let timestamp = try #require(row.event["timestamp"]?.int64Value)
-        let posted = try #require(row.event.objectValue)
+        let envelope = try EventValidator.envelope(EventsAPI.envelope([row.event], installID: "install-row"))
+        let result = EventValidator.event(row.event, envelope: envelope, receivedAt: EventsAPI.receivedAt)
+        let record = try result.get()
+        #expect(record.workspaceKey == "shop")
+        #expect(record.installID == "install-row")
+        #expect(record.receivedAt == EventsAPI.receivedAt)
+        #expect(record.correctedTimestamp == timestamp + (EventsAPI.receivedAt - EventsAPI.sentAt))
+    }
+
+    @Test("every valid event, posted in one batch, is stored and listed with the server's fields")
+    func validEventsListed() throws {
+        let fixture = try MockFixture.standard()
         try fixture.withServer { server in
             server.clock.freeze(atMilliseconds: EventsAPI.receivedAt)
-            let (status, answer) = try EventsAPI.post(server.port, events: [row.event], installID: "install-row")
+            let events = Self.validCases.map(\.event)
+            let (status, answer) = try EventsAPI.post(server.port, events: events, installID: "install-row")
             #expect(status == 200)
-            #expect(answer["accepted"] == 1)
-            #expect(answer["duplicates"] == 0)
+            #expect(answer["accepted"]?.int64Value == Int64(events.count))
             #expect(answer["rejected"] == [])
-
-            let listed = try EventsAPI.listed(server.port, "workspace=shop&type=\(type)")
-            #expect(listed.events.count == 1)
-            #expect(listed.nextCursor == nil)
-            let stored = try #require(listed.events.first)
-            for (name, value) in posted {
-                #expect(stored[name] == value, "stored \(name)")
+            let stored = try EventsAPI.stored(server.port)
+            for row in Self.validCases {
+                let id = row.event["eventID"]
+                let listed = try #require(stored.first { $0["eventID"] == id }, "\(row.name) not listed")
+                for (name, value) in try #require(row.event.objectValue) {
+                    #expect(listed[name] == value, "\(row.name): stored \(name)")
+                }
+                #expect(listed["workspaceKey"] == "shop")
+                #expect(listed["installID"] == "install-row")
+                #expect(listed["receivedAt"]?.int64Value == EventsAPI.receivedAt)
+                let timestamp = row.event["timestamp"]?.int64Value ?? 0
+                #expect(
+                    listed["correctedTimestamp"]?.int64Value == timestamp + (EventsAPI.receivedAt - EventsAPI.sentAt))
             }
-            #expect(stored["workspaceKey"] == "shop")
-            #expect(stored["installID"] == "install-row")
-            #expect(stored["receivedAt"]?.int64Value == EventsAPI.receivedAt)
-            #expect(
-                stored["correctedTimestamp"]?.int64Value == timestamp + (EventsAPI.receivedAt - EventsAPI.sentAt))
-
-            let otherType = type == "purchase" ? "exposure" : "purchase"
-            let others = try EventsAPI.listed(server.port, "workspace=shop&type=\(otherType)")
-            #expect(others.events.isEmpty)
-            let rejected = try EventsAPI.rejected(server.port)
-            #expect(rejected.isEmpty)
+            #expect(try EventsAPI.rejected(server.port).isEmpty)
         }
     }
 
@@ -319,35 +323,40 @@ struct EventValidationTests {
     ]
 
     @Test(
-        "an invalid event is rejected with its field and reason, and kept for inspection",
+        "an invalid event is rejected with its field and reason",
         arguments: commonCases + placementCases + purchaseCases)
     func invalidEvent(_ row: InvalidEventCase) throws {
+        let envelope = try EventValidator.envelope(EventsAPI.envelope([row.event], installID: "install-row"))
+        switch EventValidator.event(row.event, envelope: envelope, receivedAt: EventsAPI.receivedAt) {
+        case .success:
+            Issue.record("\(row.name) was accepted")
+        case .failure(let rejection):
+            #expect(rejection.field == row.field)
+            #expect(rejection.reason.contains(row.reason), "reason: \(rejection.reason)")
+        }
+    }
+
+    @Test("invalid events posted together are each rejected, listed with reasons and kept for inspection")
+    func invalidEventsKept() throws {
         let fixture = try MockFixture.standard()
-        let eventID = row.event["eventID"]?.stringValue.map { String($0.prefix(64)) }
+        let rows = Self.commonCases + Self.placementCases + Self.purchaseCases
         try fixture.withServer { server in
             server.clock.freeze(atMilliseconds: EventsAPI.receivedAt)
-            let (status, answer) = try EventsAPI.post(server.port, events: [row.event], installID: "install-row")
+            let (status, answer) = try EventsAPI.post(server.port, events: rows.map(\.event), installID: "install-row")
             #expect(status == 200)
             #expect(answer["accepted"] == 0)
-            #expect(answer["duplicates"] == 0)
             let rejections = answer["rejected"]?.arrayValue ?? []
-            #expect(rejections.count == 1)
-            let rejection = try #require(rejections.first)
-            #expect(rejection["index"] == 0)
-            #expect(rejection["eventID"] == eventID.map(JSONValue.string) ?? .null)
-            #expect(rejection["field"]?.stringValue == row.field)
-            let reason = rejection["reason"]?.stringValue ?? ""
-            #expect(reason.contains(row.reason), "reason: \(reason)")
-
-            let stored = try EventsAPI.stored(server.port)
-            #expect(stored.isEmpty)
+            #expect(rejections.count == rows.count)
+            for (index, row) in rows.enumerated() {
+                let rejection = rejections.first { $0["index"]?.int64Value == Int64(index) }
+                #expect(rejection?["field"]?.stringValue == row.field, "\(row.name)")
+                #expect(rejection?["reason"]?.stringValue?.contains(row.reason) == true, "\(row.name)")
+            }
+            #expect(try EventsAPI.stored(server.port).isEmpty)
             let kept = try EventsAPI.rejected(server.port)
-            #expect(kept.count == 1)
-            #expect(kept.first?["field"]?.stringValue == row.field)
-            #expect(kept.first?["reason"]?.stringValue == reason)
-            #expect(kept.first?["event"] == row.event)
-            #expect(kept.first?["installID"] == "install-row")
-            #expect(kept.first?["receivedAt"]?.int64Value == EventsAPI.receivedAt)
+            #expect(kept.count == rows.count)
+            #expect(kept.allSatisfy { $0["installID"] == "install-row" })
+            #expect(kept.allSatisfy { $0["receivedAt"]?.int64Value == EventsAPI.receivedAt })
         }
     }
 
