@@ -84,7 +84,7 @@ public final class GronaMockServer: Sendable {
         // The control API reads and scans the database and signs revisions: never on an event loop, so that
         // health and the SDK endpoints stay answerable during a long scan.
         let pool = BlockingPool(threads: max(2, HTTPServer.coreCount))
-        router.use(ControlRoutes.group, pool.offloading())
+        router.use(ControlRoutes.blocking, pool.offloading())
         let faults = FaultEngine()
         ConfigRoutes.register(on: &router, registry: workspaces, maxAge: configuration.configMaxAge, faults: faults)
         let grants = GrantLog { metrics.add("grona_grants_issued_total", $0) }

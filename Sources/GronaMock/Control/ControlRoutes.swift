@@ -7,4 +7,8 @@ enum ControlRoutes {
     /// The `/_mock` control API: behind the admin token, and run off the event loops. The health routes
     /// stay outside it, since orchestrators probe them without credentials and they must answer at once.
     static let group = RouteGroup.prefix("/_mock/", except: HealthRoutes.patterns)
+
+    /// The part of the control API that may block (SQLite reads and scans, signing, file I/O): it runs on
+    /// the blocking pool. Static files are served from memory, so they stay on the loop.
+    static let blocking = RouteGroup.prefix("/_mock/", except: HealthRoutes.patterns.union([StaticFiles.pattern]))
 }

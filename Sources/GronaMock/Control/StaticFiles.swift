@@ -44,9 +44,11 @@ struct StaticFiles: Sendable {
         }
     }
 
+    static let pattern = "/_mock/static/{name}"
+
     func register(on router: inout Router) {
         let files = self.files
-        router.on(.get, "/_mock/static/{name}") { request in
+        router.on(.get, Self.pattern) { request in
             guard let name = request.pathParameters["name"], let file = files[name] else {
                 throw HTTPError.notFound(request.path)
             }
