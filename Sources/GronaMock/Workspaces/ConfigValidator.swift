@@ -21,7 +21,14 @@ struct ConfigValidator {
     mutating func validate(_ value: JSONValue?) -> Body {
         var body = Body()
         guard var config = problems.object(value, at: JSONPath.root.appending("config")) else { return body }
-        problems.unknownMembers(of: config, at: .root, known: ["demoMode", "settings", "campaigns", "previews"])
+        // The server's own members of the signed payload: a config that set them would override the revision,
+        // time or workspace that the SDK trusts (contract §4).
+        for reserved in ConfigurationSigner.serverMembers where config[reserved] != nil {
+            problems.error(.root.appending(reserved), "is set by the server in the signed configuration; remove it")
+        }
+        problems.unknownMembers(
+            of: config, at: .root,
+            known: Set(["demoMode", "settings", "campaigns", "previews"] + ConfigurationSigner.serverMembers))
 
         body.demoMode = problems.bool(config["demoMode"], at: .root.appending("demoMode"), required: false) ?? false
         config.set("demoMode", .bool(body.demoMode))

@@ -39,9 +39,15 @@ enum ConfigurationSigner {
             "revision": .number(JSONNumber(revision)),
             "issuedAt": .number(JSONNumber(issuedAt)),
         ]
-        for member in workspace.config { payload.set(member.key, member.value) }
+        // A config member never replaces the server's own (a workspace served with allowInvalid may hold one).
+        for member in workspace.config where !serverMembers.contains(member.key) {
+            payload.set(member.key, member.value)
+        }
         return JSONValue.object(payload).serialized()
     }
+
+    /// The payload members the server sets, which a workspace's config may not.
+    static let serverMembers = ["schemaVersion", "workspaceKey", "revision", "issuedAt"]
 
     /// What makes a revision: the payload without its revision and time, and the keys that sign it, by id
     /// and by public key (a rotation, or a key file replaced under the same id, is a new revision even when

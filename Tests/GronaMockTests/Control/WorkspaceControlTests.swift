@@ -296,3 +296,31 @@ struct ControlRobustnessTests {
         #expect(ids == ["b2-e1", "b2-e2", "b3-e0", "b3-e1", "b3-e2"])
     }
 }
+
+/// Found by the control-bodies fuzzer: a workspace's config could set the payload's revision or issuedAt.
+@Suite("The server's payload fields cannot be overridden")
+struct ServerPayloadFieldsTests {
+    @Test("a config that sets revision or issuedAt is refused; served with allowInvalid, the server's values win")
+    func reservedMembers() throws {
+        let fixture = try MockFixture.standard()
+        try fixture.withServer { server in
+            var document = try JSONParser().parse(MockFixture.workspace("shop"))
+            var root = try #require(document.objectValue)
+            var config = try #require(root["config"]?.objectValue)
+            config.set("revision", 999_999)
+            config.set("issuedAt", 1)
+            root.set("config", .object(config))
+            document = .object(root)
+            let body = String(decoding: document.serialized(), as: UTF8.self)
+            let refused = try fetch(server.port, Control.request("PUT", "/_mock/workspaces/shop", body: body))
+            #expect(refused.status == 422)
+            let forced = try fetch(
+                server.port, Control.request("PUT", "/_mock/workspaces/shop?allowInvalid=true", body: body))
+            #expect(forced.status == 200)
+            let served = try Control.configuration(server.port, "shop")
+            #expect(served.payload["revision"]?.int64Value == served.revision)
+            #expect(served.revision != 999_999)
+            #expect(served.payload["issuedAt"]?.int64Value ?? 0 > 1)
+        }
+    }
+}

@@ -208,6 +208,19 @@ extension WorkspaceValidationTests {
     ]
 
     static let settingsRows: [Row] = [
+        // Found by the control-bodies fuzzer: these overrode the server's fields of the signed payload.
+        Row(
+            "config sets revision", [set("config.revision", [])],
+            .error("revision", "is set by the server in the signed configuration; remove it")),
+        Row(
+            "config sets issuedAt", [set("config.issuedAt", 1)],
+            .error("issuedAt", "is set by the server in the signed configuration; remove it")),
+        Row(
+            "config sets workspaceKey", [set("config.workspaceKey", "other")],
+            .error("workspaceKey", "is set by the server in the signed configuration; remove it")),
+        Row(
+            "config sets schemaVersion", [set("config.schemaVersion", 2)],
+            .error("schemaVersion", "is set by the server in the signed configuration; remove it")),
         Row(
             "demoMode a string", [set("config.demoMode", "no")],
             .error("demoMode", "must be true or false, not a string")),
