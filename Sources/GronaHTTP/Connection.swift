@@ -153,6 +153,14 @@ final class Connection {
             method: head.method, path: head.path, route: match.pattern,
             started: configuration.accessLog || loop.context.observer != nil ? MonotonicClock.now() : 0)
         current = (head, match, sequence)
+        // A request with a body refused on its head (no admin token) is answered without reading the body,
+        // and the connection closes; one without a body meets the same check in its route group.
+        if case .route(_, _, _, let pattern) = match, head.framing != .none,
+            let refusal = loop.context.router.refusal(for: head, pattern: pattern)
+        {
+            fail(with: refusal)
+            return
+        }
         requestDeadline = MonotonicClock.deadline(from: loop.now, after: configuration.bodyTimeout)
         try parser.acceptBody(limit: match.bodyLimit)
         if head.expectsContinue && head.framing != .none && parser.bufferedByteCount == 0 {

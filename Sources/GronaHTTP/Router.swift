@@ -67,6 +67,11 @@ public struct Router: Sendable {
 
     private var routes: [Route] = []
     private var middleware: [(group: RouteGroup, middleware: HTTPMiddleware)] = []
+    private var headChecks: [(group: RouteGroup, check: HeadCheck)] = []
+
+    /// Looks at a request's head, before its body is read: an error refuses the request there, so that a
+    /// client that may not use a route cannot make the server read (and buffer) its body first.
+    public typealias HeadCheck = @Sendable (HTTPRequestHead) -> HTTPError?
     /// Where a handler's unexpected error is reported; the client only sees a generic 500.
     public var logger: Logger
 
@@ -82,6 +87,19 @@ public struct Router: Sendable {
     public mutating func use(_ group: RouteGroup, _ middleware: @escaping HTTPMiddleware) {
         self.middleware.append((group, middleware))
         for index in routes.indices { routes[index].served = served(routes[index]) }
+    }
+
+    /// Checks the head of every request to a route of `group`, registered before or after.
+    public mutating func check(_ group: RouteGroup, _ check: @escaping HeadCheck) {
+        headChecks.append((group, check))
+    }
+
+    /// The first head check that refuses `head`, for the route `pattern` it matched.
+    func refusal(for head: HTTPRequestHead, pattern: String) -> HTTPError? {
+        for entry in headChecks where entry.group.contains(head.method, pattern) {
+            if let error = entry.check(head) { return error }
+        }
+        return nil
     }
 
     /// Adds a handler that may answer later, from any thread.

@@ -8,17 +8,25 @@ import GronaJSON
 /// `=`, `+`, `-`, `@`, a tab, a carriage return or NUL is prefixed with `'` and quoted; every quote inside
 /// a quoted cell is doubled. Numbers and booleans are written as they are: they cannot hold a formula.
 public enum EventCSV {
-    /// The characters a spreadsheet reads as the start of a formula (or that hide one).
-    static let formulaStarts: Set<Character> = ["=", "+", "-", "@", "\t", "\r", "\u{0}"]
+    /// The scalars a spreadsheet reads as the start of a formula (or that hide one).
+    static let formulaStarts: Set<Unicode.Scalar> = ["=", "+", "-", "@", "\t", "\r", "\n", "\u{0}"]
 
-    /// One text cell, neutralised and quoted as needed.
+    /// One text cell, neutralised and quoted as needed. Decided on Unicode scalars, not characters: a quote
+    /// or `=` followed by a combining mark is one Character to Swift but still a quote or `=` to a spreadsheet.
     public static func textCell(_ text: String) -> String {
-        let neutralised = text.first.map(formulaStarts.contains) == true
-        let cell = neutralised ? "'" + text : text
-        let needsQuotes =
-            neutralised || cell.contains { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
-        guard needsQuotes else { return cell }
-        return "\"" + cell.replacingQuotes() + "\""
+        let scalars = text.unicodeScalars
+        let neutralised = scalars.first.map(formulaStarts.contains) == true
+        let needsQuotes = neutralised || scalars.contains { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }
+        guard needsQuotes else { return text }
+        var cell = String.UnicodeScalarView()
+        cell.append("\"")
+        if neutralised { cell.append("'") }
+        for scalar in scalars {
+            cell.append(scalar)
+            if scalar == "\"" { cell.append("\"") }
+        }
+        cell.append("\"")
+        return String(cell)
     }
 
     /// One row of `columns` from an event's JSON; a missing or structured value is an empty cell.
@@ -31,11 +39,5 @@ public enum EventCSV {
             default: ""
             }
         }.joined(separator: ",")
-    }
-}
-
-extension String {
-    fileprivate func replacingQuotes() -> String {
-        split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"")
     }
 }

@@ -200,7 +200,7 @@ public final class EventStore: Sendable {
             }
             let attributed = try connection.prepare(
                 """
-                SELECT t.campaign_id, t.variant_id, e.demo, count(*), sum(e.total_minor)
+                SELECT t.campaign_id, t.variant_id, e.demo, count(*), CAST(total(e.total_minor) AS INTEGER)
                 FROM (SELECT DISTINCT event_seq, campaign_id, variant_id FROM purchase_treatments
                       WHERE workspace_key = ?) t
                 JOIN events e ON e.seq = t.event_seq GROUP BY t.campaign_id, t.variant_id, e.demo

@@ -6,6 +6,9 @@ import GronaJSON
 enum EventValidator {
     static let maxEvents = 500
     static let maxEventBytes = 32 * 1024
+    /// 10^15 minor units (ten trillion in a two-decimal currency): far above any order, and low enough that
+    /// summing nine thousand of them cannot overflow the summary's 64-bit total.
+    static let maxTotalMinor: Int64 = 1_000_000_000_000_000
 
     /// The event types' names, in the contract's order, for messages.
     static let types = EventType.allCases.map(\.rawValue)
@@ -220,7 +223,9 @@ private struct EventCheck {
     // MARK: - Purchases
 
     private mutating func purchaseFields(_ object: JSONObject, into record: inout EventRecord) {
-        guard string(object, "orderID") != nil, let total = integer(object, "totalMinor", in: 0...Int64.max) else {
+        guard string(object, "orderID") != nil,
+            let total = integer(object, "totalMinor", in: 0...EventValidator.maxTotalMinor)
+        else {
             return
         }
         if let currency = object["currency"], !currency.isNull {

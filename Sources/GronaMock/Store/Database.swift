@@ -29,7 +29,8 @@ public final class Database: @unchecked Sendable {
         self.path = path
         writer = connection
         var readers: [Reader] = []
-        if path != ":memory:" {
+        // An in-memory database (however it was named) exists only on the writing connection.
+        if connection.fileName != nil {
             for _ in 0..<max(1, count) { readers.append(Reader(try SQLiteConnection(path: path))) }
         }
         self.readers = readers

@@ -43,6 +43,13 @@ final class SQLiteConnection {
     /// sqlite3_interrupt is the one call SQLite allows from a thread other than the connection's user.
     func interrupt() { sqlite3_interrupt(handle) }
 
+    /// The main database's file, or nil for an in-memory or temporary one (`:memory:`, `file::memory:`,
+    /// `file:x?mode=memory`, ""), which exists only on this connection.
+    var fileName: String? {
+        guard let name = sqlite3_db_filename(handle, "main"), name.pointee != 0 else { return nil }
+        return String(cString: name)
+    }
+
     /// Opens (creating if needed) the database at `path`; `:memory:` is a private in-memory database.
     /// The handle is closed even when opening fails half-way.
     init(path: String, readOnly: Bool = false) throws(SQLiteError) {

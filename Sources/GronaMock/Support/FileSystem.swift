@@ -18,7 +18,9 @@ public enum FileSystem {
 
     /// The whole file; fails for anything but a regular file, or one over `maxBytes`.
     public static func read(_ path: String, maxBytes: Int = 16 * 1024 * 1024) throws(Failure) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: opening a FIFO dropped into the folder must not block the caller (the reload lock,
+        // start-up); it is refused below as not a regular file. Reads of a regular file ignore the flag.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw Failure("cannot open \(path): \(reason())") }
         defer { close(fd) }
         var info = stat()

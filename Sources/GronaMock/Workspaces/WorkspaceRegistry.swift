@@ -133,8 +133,9 @@ public final class WorkspaceRegistry: Sendable {
             if force { logger.warning("no workspaces loaded", [("reason", "\(error)")]) }
             return []
         }
-        var reports: [FileReport] = []
         let paths = Set(names.map { directory + "/" + $0 })
+        // Vanished files go first: a file renamed in one step must not clash with its own old entry.
+        var reports = removeEntries(notIn: paths)
         for name in names {
             let path = directory + "/" + name
             let stamp = FileSystem.stamp(path)
@@ -147,8 +148,16 @@ public final class WorkspaceRegistry: Sendable {
             if (unchanged && !forceAll) || overridden { continue }
             reports.append(loadFile(path, workspaceKey: String(name.dropLast(5))))
         }
-        reports += removeEntries(notIn: paths)
         state.withLock { $0.fileErrors = $0.fileErrors.filter { paths.contains($0.key) } }
+        // A file refused because of another (a shared secret key) gets another chance once something changed.
+        let changed = reports.contains { $0.outcome != .rejected(keptRevision: nil) }
+        if changed {
+            let loaded = Set(reports.map(\.path))
+            for path in state.withLock({ $0.fileErrors.keys.sorted() }) where !loaded.contains(path) {
+                let name = String(path.dropFirst(directory.count + 1))
+                reports.append(loadFile(path, workspaceKey: String(name.dropLast(5))))
+            }
+        }
         return reports
     }
 

@@ -291,7 +291,7 @@ struct EventValidationTests {
             reason: "is required"),
         InvalidEventCase(
             name: "purchase: totalMinor negative", event: purchase.editing("totalMinor", -1), field: "totalMinor",
-            reason: "at least 0"),
+            reason: "must be from 0 to 1000000000000000, not -1"),
         InvalidEventCase(
             name: "purchase: totalMinor in major units", event: purchase.editing("totalMinor", number("49.99")),
             field: "totalMinor", reason: "must be an integer"),

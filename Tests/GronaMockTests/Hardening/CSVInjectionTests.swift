@@ -17,6 +17,50 @@ struct CSVInjectionTests {
         #expect(EventCSV.textCell(input) == expected)
     }
 
+    @Test("a quote or = followed by a combining mark is still escaped and neutralised (found in review)")
+    func combiningMarks() {
+        // One Character to Swift, two scalars to a spreadsheet.
+        #expect(EventCSV.textCell("a\"\u{301},=HYPERLINK(1)") == "\"a\"\"\u{301},=HYPERLINK(1)\"")
+        #expect(EventCSV.textCell("=\u{301}SUM(1)") == "\"'=\u{301}SUM(1)\"")
+        #expect(EventCSV.textCell("\r\n@SUM(1)") == "\"'\r\n@SUM(1)\"")
+        // The cell splits into the same number of fields whatever it holds.
+        let row = EventCSV.row(["a": "x\"\u{301},=1,@2", "b": "y"], columns: ["a", "b"])
+        #expect(Self.fields(row).count == 2)
+    }
+
+    /// RFC 4180 fields of one row, counted on scalars as a spreadsheet would.
+    static func fields(_ row: String) -> [String] {
+        var fields: [String] = []
+        var current = ""
+        var quoted = false
+        var scalars = row.unicodeScalars.makeIterator()
+        var pending = scalars.next()
+        while let scalar = pending {
+            pending = scalars.next()
+            if quoted {
+                if scalar == "\"" {
+                    if pending == "\"" {
+                        current.unicodeScalars.append("\"")
+                        pending = scalars.next()
+                    } else {
+                        quoted = false
+                    }
+                } else {
+                    current.unicodeScalars.append(scalar)
+                }
+            } else if scalar == "\"" {
+                quoted = true
+            } else if scalar == "," {
+                fields.append(current)
+                current = ""
+            } else {
+                current.unicodeScalars.append(scalar)
+            }
+        }
+        fields.append(current)
+        return fields
+    }
+
     @Test("numbers stay numbers, negative ones included")
     func numbers() {
         let event: JSONValue = ["n": -5, "s": "-5", "b": true]

@@ -57,6 +57,26 @@ struct RouteProtectionTests {
         }
     }
 
+    @Test("a body sent without the token is refused on its head: no 100 Continue, nothing buffered (found in review)")
+    func refusedBeforeTheBody() throws {
+        try Self.withProtectedServer { server in
+            let client = try RawClient(port: server.port)
+            try client.send(
+                "PUT /_mock/workspaces/big HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: 8000000\r\nExpect: 100-continue\r\n\r\n")
+            let response = try client.readResponse()
+            #expect(response.status == 401)
+            #expect(EventsAPI.errorCode(response) == "admin_token_required")
+            #expect(response.header("Connection") == "close")
+            // With the token, the same head is invited to send its body.
+            let allowed = try RawClient(port: server.port)
+            try allowed.send(
+                "PUT /_mock/workspaces/big HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    + "Authorization: Bearer \(Self.token)\r\nContent-Length: 8000000\r\nExpect: 100-continue\r\n\r\n")
+            #expect(try allowed.readResponse().status == 100)
+        }
+    }
+
     @Test("with the token, static files and the control API answer")
     func tokenOpens() throws {
         try Self.withProtectedServer { server in

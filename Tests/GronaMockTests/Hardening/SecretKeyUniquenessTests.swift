@@ -59,4 +59,31 @@ struct SecretKeyUniquenessTests {
             #expect(health["workspaces"]?["errors"]?.arrayValue?.count == 2)
         }
     }
+
+    @Test("a file replaced by another with the same secret in one step serves the new one (found in review)")
+    func renamedFile() throws {
+        let fixture = try MockFixture.standard()
+        try fixture.writeWorkspace("alpha", MockFixture.workspace("alpha", secret: "sk_test_moving_secret"))
+        try fixture.withServer { server in
+            #expect(server.workspaces.entry(for: "alpha") != nil)
+            try fixture.writeWorkspace("beta", MockFixture.workspace("beta", secret: "sk_test_moving_secret"))
+            try FileManager.default.removeItem(at: fixture.workspaces.appendingPathComponent("alpha.json"))
+            #expect(eventually { server.workspaces.entry(for: "beta") != nil })
+            #expect(server.workspaces.entry(for: "alpha") == nil)
+            #expect(server.workspaces.entry(forSecret: "sk_test_moving_secret")?.workspace.key == "beta")
+        }
+    }
+
+    @Test("a file refused for another's secret is served once that other file lets the secret go")
+    func conflictResolved() throws {
+        let fixture = try MockFixture.standard()
+        try fixture.writeWorkspace("alpha", MockFixture.workspace("alpha", secret: "sk_test_shared_secret"))
+        try fixture.writeWorkspace("beta", MockFixture.workspace("beta", secret: "sk_test_shared_secret"))
+        try fixture.withServer { server in
+            #expect(server.workspaces.entry(for: "beta") == nil)
+            try fixture.writeWorkspace("alpha", MockFixture.workspace("alpha", secret: "sk_test_alpha_own"))
+            #expect(eventually { server.workspaces.entry(for: "beta") != nil })
+            #expect(server.workspaces.loadErrors.isEmpty)
+        }
+    }
 }
