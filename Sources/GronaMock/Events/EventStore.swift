@@ -86,6 +86,13 @@ public final class EventStore: Sendable {
 
     // MARK: - Reading
 
+    /// The sequence of the newest stored event (0 when there is none).
+    public func lastSequence() throws(SQLiteError) -> Int64 {
+        try database.withReader { connection throws(SQLiteError) in
+            Int64(try connection.scalarText("SELECT coalesce(max(seq), 0) FROM events") ?? "0") ?? 0
+        }
+    }
+
     /// Stored events matching `filter`, one page, each as its JSON plus the server's fields.
     public func events(_ filter: EventFilter, page: EventPage) throws(SQLiteError) -> (
         events: [JSONValue], nextCursor: Int64?
