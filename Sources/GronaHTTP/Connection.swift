@@ -11,18 +11,6 @@ import Darwin
 ///
 /// Confined to its event loop's thread; handlers that answer later reach it through `EventLoop.execute`.
 final class Connection {
-    /// What the server remembers of a request between its head and its response.
-    private struct InFlight {
-        var isHead: Bool
-        var keepAlive: Bool
-        var http10: Bool
-        var method: HTTPMethod
-        var path: Substring
-        /// The route pattern, for the server's observer (metrics).
-        var route: String
-        var started: UInt64
-    }
-
     let token: UInt64
     let fd: Int32
     let peer: String
@@ -34,7 +22,7 @@ final class Connection {
     private var current: (head: HTTPRequestHead, match: Router.Match, sequence: UInt64)?
     private var nextSequence: UInt64 = 0
     private var nextToSend: UInt64 = 0
-    private var inFlight: [UInt64: InFlight] = [:]
+    private var inFlight: [UInt64: RequestInFlight] = [:]
     private var finished: [UInt64: HTTPResponse] = [:]
     /// The request whose `100 Continue` waits for the responses before it.
     private var continueFor: UInt64?
@@ -148,7 +136,7 @@ final class Connection {
         let match = loop.context.router.match(head.method, path: head.path)
         let sequence = nextSequence
         nextSequence += 1
-        inFlight[sequence] = InFlight(
+        inFlight[sequence] = RequestInFlight(
             isHead: head.method == .head, keepAlive: head.keepAlive, http10: head.version == .http10,
             method: head.method, path: head.path, route: match.pattern,
             started: configuration.accessLog || loop.context.observer != nil ? MonotonicClock.now() : 0)
@@ -198,7 +186,7 @@ final class Connection {
         } else {
             sequence = nextSequence
             nextSequence += 1
-            inFlight[sequence] = InFlight(
+            inFlight[sequence] = RequestInFlight(
                 isHead: false, keepAlive: false, http10: false, method: .other("-"), path: "-", route: "unreadable",
                 started: loop.now)
         }
@@ -399,10 +387,4 @@ final class Connection {
         outbound.removeAll()
         finished.removeAll()
     }
-}
-
-/// Carries a loop-confined object through a `@Sendable` closure that only touches it back on its loop.
-struct LoopBound<Value: AnyObject>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }
