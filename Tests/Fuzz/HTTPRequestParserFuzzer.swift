@@ -1,5 +1,5 @@
-/// libFuzzer target for `HTTPRequestParser`, compiled by `Tests/Fuzz/run.sh` together with the parser's own
-/// source files only (they need nothing beyond the standard library), so this file imports nothing.
+/// The `http-parser` fuzz target: `HTTPRequestParser` on arbitrary bytes. `FuzzMain.swift` calls
+/// `httpParserFuzz` for it; this file uses nothing but the parser and the types it returns.
 ///
 /// Each input is fed three ways: whole, byte by byte, and in splits drawn from a generator seeded with the
 /// input's hash. The parser must never crash, every run must obey the invariants below, and the three runs
@@ -10,15 +10,12 @@
 private let fuzzLimits = HTTPParserLimits(maxHeadBytes: 512, maxHeaderCount: 8)
 private let fuzzBodyLimit = 64
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func httpRequestParserFuzzTarget(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    let input = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+func httpParserFuzz(_ input: [UInt8]) {
     let whole = FuzzRun.feed(input, splits: [input.count])
     let byteByByte = FuzzRun.feed(input, splits: Array(repeating: 1, count: input.count))
     let random = FuzzRun.feed(input, splits: FuzzRun.randomSplits(count: input.count, seed: FuzzRun.hash(input)))
     FuzzRun.require(whole == byteByByte, "whole and byte-by-byte feeding disagree:\n\(whole)\n\(byteByByte)")
     FuzzRun.require(whole == random, "whole and random-split feeding disagree:\n\(whole)\n\(random)")
-    return 0
 }
 
 /// One feeding of an input: what the parser returned, in order, and the error it stopped with.

@@ -1,0 +1,119 @@
+/// The libFuzzer entry point of `grona-fuzz`, the one executable that holds all four fuzz targets.
+///
+/// `Tests/Fuzz/run.sh` compiles every file of `Sources/GronaMock` together with the files of this folder into
+/// one module, so the targets call the module's internal functions directly, the same ones the route handlers
+/// call. The target is chosen by the program's name (`run.sh` makes the links `fuzz-json` and so on to
+/// `grona-fuzz`) or, for `grona-fuzz` itself, by `GRONA_FUZZ_TARGET`:
+///
+///     Tests/Fuzz/build/fuzz-json crash-file          # replays one input through the json target
+///     GRONA_FUZZ_TARGET=json Tests/Fuzz/build/grona-fuzz crash-file
+///
+/// A broken invariant traps (`fatalError`), which libFuzzer reports as a crash and saves the input for.
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+enum FuzzTarget: String, CaseIterable, Sendable {
+    case httpParser = "http-parser"
+    case json
+    case eventValidator = "event-validator"
+    case controlBodies = "control-bodies"
+
+    func run(_ input: [UInt8]) {
+        switch self {
+        case .httpParser: httpParserFuzz(input)
+        case .json: jsonFuzz(input)
+        case .eventValidator: eventValidatorFuzz(input)
+        case .controlBodies: controlBodiesFuzz(input)
+        }
+    }
+
+    /// `fuzz-<target>` from the program's name, else `GRONA_FUZZ_TARGET`.
+    static func select(programPath: String) -> FuzzTarget? {
+        let program = programPath.split(separator: "/").last.map(String.init) ?? ""
+        if program.hasPrefix("fuzz-") { return FuzzTarget(rawValue: String(program.dropFirst("fuzz-".count))) }
+        guard let name = getenv("GRONA_FUZZ_TARGET") else { return nil }
+        return FuzzTarget(rawValue: String(cString: name))
+    }
+}
+
+/// Set once by `LLVMFuzzerInitialize`, before libFuzzer runs any input, and only read afterwards.
+nonisolated(unsafe) private var selectedTarget: FuzzTarget?
+
+@_cdecl("LLVMFuzzerInitialize")
+public func gronaFuzzInitialize(
+    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>
+) -> CInt {
+    let program = argv.pointee[0].map { String(cString: $0) } ?? ""
+    guard let target = FuzzTarget.select(programPath: program) else {
+        let names = FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")
+        Fuzz.printError("grona-fuzz: choose a target (\(names)): run fuzz-<target>, or set GRONA_FUZZ_TARGET")
+        exit(2)
+    }
+    selectedTarget = target
+    Fuzz.printError("grona-fuzz: target \(target.rawValue)")
+    return 0
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func gronaFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let input = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+    guard let target = selectedTarget else { Fuzz.fail("LLVMFuzzerInitialize did not choose a target") }
+    target.run(input)
+    return 0
+}
+
+/// What the targets share: how a broken invariant is reported, and a hash of the input for choices that must
+/// replay exactly.
+enum Fuzz {
+    static func require(_ condition: Bool, _ message: @autoclosure () -> String) {
+        if !condition { fail(message()) }
+    }
+
+    /// A trap is how libFuzzer learns of a broken invariant: it then saves the input as `crash-<sha1>`.
+    static func fail(_ message: String) -> Never {
+        printError("invariant violated: \(message)")
+        fatalError(message)
+    }
+
+    /// Writes a line to standard error at once, so that it comes before libFuzzer's report.
+    static func printError(_ line: String) {
+        var text = line + "\n"
+        text.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+    }
+
+    /// FNV-1a.
+    static func hash(_ bytes: [UInt8]) -> UInt64 {
+        bytes.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01B3 }
+    }
+
+    /// A short, printable excerpt of a value for a failure message.
+    static func show(_ value: JSONValue) -> String {
+        let text = value.description
+        return text.count > 300 ? String(text.prefix(300)) + "…" : text
+    }
+
+    static func show(_ bytes: [UInt8]) -> String {
+        let text = String(decoding: bytes.prefix(300), as: UTF8.self)
+        return bytes.count > 300 ? text + "…" : text
+    }
+
+    /// The body of an `HTTPResponse` as JSON, or a failure naming the route.
+    static func jsonBody(_ response: HTTPResponse, _ what: String) -> JSONValue {
+        do {
+            return try JSONParser().parse(response.body)
+        } catch {
+            fail("\(what): the response body is not JSON (\(error)): \(show(response.body))")
+        }
+    }
+
+    /// `error.code` of the contract's error body.
+    static func errorCode(_ response: HTTPResponse, _ what: String) -> String {
+        let body = jsonBody(response, what)
+        guard let code = body["error"]?["code"]?.stringValue, body["error"]?["message"]?.stringValue != nil else {
+            fail("\(what): a \(response.status.code) without the contract's error body: \(show(body))")
+        }
+        return code
+    }
+}
