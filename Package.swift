@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .executable(name: "grona-mock", targets: ["grona-mock"]),
         .library(name: "GronaMock", targets: ["GronaMock"]),
+        .library(name: "GronaMockSQLite", targets: ["GronaMockSQLite"]),
     ],
     targets: [
         .systemLibrary(
@@ -40,14 +41,21 @@ let package = Package(
             dependencies: ["GronaJSON", "GronaCLinux"]
         ),
         /// The engine: workspaces, signing, configuration, grants, events, faults, clock, violations and the
-        /// control API, on top of the HTTP core.
+        /// control API, on top of the HTTP core. It defines the storage protocol (`GronaStorage`) and links no
+        /// database.
         .target(
             name: "GronaMock",
-            dependencies: ["GronaJSON", "GronaHTTP", "GronaCOpenSSL", "GronaCSQLite", "GronaCZlib"]
+            dependencies: ["GronaJSON", "GronaHTTP", "GronaCOpenSSL", "GronaCZlib"]
         ),
+        /// `GronaStorage` on SQLite: one writer, a pool of readers (WAL). The only target that sees SQLite.
+        .target(
+            name: "GronaMockSQLite",
+            dependencies: ["GronaMock", "GronaCSQLite"]
+        ),
+        /// The command line: parses options, opens the storage, calls the engine.
         .executableTarget(
             name: "grona-mock",
-            dependencies: ["GronaMock"]
+            dependencies: ["GronaMock", "GronaMockSQLite"]
         ),
         /// What the test targets share: a raw TCP client and live-server helpers. Not a product.
         .target(
@@ -61,10 +69,20 @@ let package = Package(
             dependencies: ["GronaHTTP", "GronaTestSupport"],
             resources: [.copy("Fixtures")]
         ),
+        /// The checks every storage backend passes, run by each backend's test target. Not a product.
+        .target(
+            name: "GronaStorageConformance",
+            dependencies: ["GronaMock"],
+            path: "Tests/GronaStorageConformance"
+        ),
+        .testTarget(
+            name: "GronaMockSQLiteTests",
+            dependencies: ["GronaMockSQLite", "GronaStorageConformance", "GronaTestSupport"]
+        ),
         .testTarget(
             name: "GronaMockTests",
             // The executable is a dependency so that command-line tests can run the built binary.
-            dependencies: ["GronaMock", "grona-mock", "GronaTestSupport"]
+            dependencies: ["GronaMock", "GronaMockSQLite", "grona-mock", "GronaTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -9,8 +9,9 @@ public struct GronaMockConfiguration: Sendable {
     public var workspacesDirectory: String
     /// Signing keys, `<kid>.pem` (contract §2).
     public var keysDirectory: String
-    /// The SQLite file events are stored in; `:memory:` keeps them in memory only.
-    public var databasePath: String
+    /// Where events and revisions are kept: `.sqlite(path:)` from `GronaMockSQLite` (`:memory:` keeps them in
+    /// memory only), or another `GronaStorage` backend. Opened at start, after the directories are checked.
+    public var storage: Storage
     /// Files served read-only under `/_mock/static/<name>` (image assets for app tests, benchmark bodies).
     public var staticDirectory: String?
     /// `Cache-Control: max-age` of the configuration and JWKS, in seconds (contract §4).
@@ -24,16 +25,35 @@ public struct GronaMockConfiguration: Sendable {
 
     public init(
         http: HTTPServer.Configuration = HTTPServer.Configuration(), workspacesDirectory: String = "workspaces",
-        keysDirectory: String = "keys", databasePath: String = "grona-mock.sqlite", staticDirectory: String? = nil,
+        keysDirectory: String = "keys", storage: Storage, staticDirectory: String? = nil,
         configMaxAge: Int = 60, reloadInterval: Duration = .milliseconds(500), maxEvents: Int? = nil
     ) {
         self.http = http
         self.workspacesDirectory = workspacesDirectory
         self.keysDirectory = keysDirectory
-        self.databasePath = databasePath
+        self.storage = storage
         self.staticDirectory = staticDirectory
         self.configMaxAge = configMaxAge
         self.reloadInterval = reloadInterval
         self.maxEvents = maxEvents
+    }
+}
+
+extension GronaMockConfiguration {
+    /// How to open the storage backend, and what to call it in messages.
+    public struct Storage: Sendable, CustomStringConvertible {
+        /// Where it lives, with no secret in it (a path, or a URL without its password).
+        public let description: String
+        let open: @Sendable () throws(StorageError) -> any GronaStorage
+
+        public init(description: String, open: @escaping @Sendable () throws(StorageError) -> any GronaStorage) {
+            self.description = description
+            self.open = open
+        }
+
+        /// A backend opened by the caller, for a test that wants to look at it too.
+        public static func opened(_ storage: any GronaStorage) -> Storage {
+            Storage(description: storage.location) { storage }
+        }
     }
 }

@@ -58,21 +58,21 @@ public final class GronaMockServer: Sendable {
             logger.warning("static file not served: it resolves outside --static", [("name", name)])
         }
         let clock = ServerClock()
-        let database: Database
+        let storage: any GronaStorage
         do {
-            database = try Database(path: configuration.databasePath)
+            storage = try configuration.storage.open()
         } catch {
-            throw StartupError("cannot open the database \(configuration.databasePath): \(error)")
+            throw StartupError("cannot open the storage \(configuration.storage): \(error)")
         }
         let workspaces = WorkspaceRegistry(
             directory: configuration.workspacesDirectory, keys: loadKeys(configuration.keysDirectory, logger),
-            revisions: ConfigRevisionStore(database: database), clock: clock, logger: logger)
+            revisions: storage, clock: clock, logger: logger)
         workspaces.loadDirectory()
         let metrics = Metrics()
         let storeReference = Late<EventStore>()
         let waiters = EventWaiters { storeReference.value }
         let events = EventStore(
-            database: database, maxEvents: configuration.maxEvents, logger: logger, metrics: metrics
+            storage: storage, maxEvents: configuration.maxEvents, logger: logger, metrics: metrics
         ) { touched in
             waiters.committed(touched)
         }

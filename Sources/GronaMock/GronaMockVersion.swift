@@ -7,8 +7,8 @@ public enum GronaMockVersion {
 }
 
 extension GronaMockVersion {
-    /// The system libraries linked at run time, for `--version` and bug reports.
+    /// The system libraries the engine links, for `--version` and bug reports (storage backends add their own).
     public static var libraries: String {
-        "\(LibCrypto.version), SQLite \(Database.libraryVersion), zlib \(Gzip.libraryVersion)"
+        "\(LibCrypto.version), zlib \(Gzip.libraryVersion)"
     }
 }

@@ -1,4 +1,5 @@
 import GronaMock
+import GronaMockSQLite
 
 /// `grona-mock config validate|sign|verify`: the workspace checks, the bundled configuration an app ships,
 /// and an independent check of a signed document.
@@ -110,15 +111,15 @@ enum ConfigCommand {
         guard let keys = CommonOptions.loadKeys(options.value("keys") ?? "./keys") else { return .failure }
         let directory = options.value("workspaces") ?? "./workspaces"
         let databasePath = options.value("db") ?? "./grona-mock.sqlite"
-        let database: Database
+        let storage: SQLiteStorage
         do {
-            database = try Database(path: databasePath)
+            storage = try SQLiteStorage(path: databasePath)
         } catch {
             Console.error("grona-mock config sign: cannot open \(databasePath): \(error)")
             return .failure
         }
         let registry = WorkspaceRegistry(
-            directory: directory, keys: keys, revisions: ConfigRevisionStore(database: database), clock: ServerClock(),
+            directory: directory, keys: keys, revisions: storage, clock: ServerClock(),
             logger: .silent)
         let reports = registry.loadDirectory()
         guard let entry = registry.entry(for: workspaceKey) else {

@@ -1,4 +1,5 @@
 import GronaMock
+import GronaMockSQLite
 
 /// `grona-mock events export|summary`: what the SDK sent, read from the database file, whether or not a
 /// server is running on it.
@@ -51,7 +52,7 @@ enum EventsCommand {
             return .failure
         }
         do {
-            return action(options, EventStore(readingFrom: try Database(path: path)))
+            return action(options, EventStore(readingFrom: try SQLiteStorage(path: path)))
         } catch {
             Console.error("grona-mock events: cannot open \(path): \(error)")
             return .failure

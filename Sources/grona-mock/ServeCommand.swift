@@ -1,4 +1,5 @@
 import GronaMock
+import GronaMockSQLite
 
 #if canImport(Glibc)
 import Glibc
@@ -133,7 +134,7 @@ enum ServeCommand {
             http: http,
             workspacesDirectory: parsed.value("workspaces") ?? "./workspaces",
             keysDirectory: parsed.value("keys") ?? "./keys",
-            databasePath: parsed.value("db") ?? "./grona-mock.sqlite",
+            storage: .sqlite(path: parsed.value("db") ?? "./grona-mock.sqlite"),
             staticDirectory: parsed.value("static"),
             configMaxAge: try parsed.integer("config-max-age", in: 0...31_536_000) ?? 60,
             maxEvents: try parsed.integer("max-events", in: 1...1_000_000_000))

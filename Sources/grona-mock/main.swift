@@ -1,4 +1,5 @@
 import GronaMock
+import GronaMockSQLite
 
 #if canImport(Glibc)
 import Glibc
@@ -55,7 +56,9 @@ case "grants":
 case "events":
     status = EventsCommand.run(Array(arguments.dropFirst()), environment: environment)
 case "--version":
-    Console.out("grona-mock \(GronaMockVersion.current) (\(GronaMockVersion.libraries))")
+    Console.out(
+        "grona-mock \(GronaMockVersion.current) (\(GronaMockVersion.libraries), SQLite \(SQLiteStorage.libraryVersion))"
+    )
     status = .success
 case "--help", "-h", "help":
     Console.out(usage)

@@ -9,7 +9,8 @@ enum EventInspectionRoutes {
         router.on(.get, "/_mock/events") { request in
             let filter = try EventFilter(parameters: request.queryItems, extra: EventPage.parameterNames)
             let page = try EventPage(parameters: request.queryItems)
-            let (events, next) = try StoreReads.perform { () throws(SQLiteError) in try store.events(filter, page: page)
+            let (events, next) = try StoreReads.perform { () throws(StorageError) in
+                try store.events(filter, page: page)
             }
             return listing(events, next)
         }
@@ -17,7 +18,7 @@ enum EventInspectionRoutes {
             try onlyParameters(request, EventPage.parameterNames.union(["workspace"]))
             let filter = try EventFilter(parameters: request.queryItems, extra: EventPage.parameterNames)
             let page = try EventPage(parameters: request.queryItems)
-            let (events, next) = try StoreReads.perform { () throws(SQLiteError) in
+            let (events, next) = try StoreReads.perform { () throws(StorageError) in
                 try store.rejected(workspace: filter.workspace, page: page)
             }
             return listing(events, next)
@@ -28,7 +29,7 @@ enum EventInspectionRoutes {
                 throw HTTPError(
                     .badRequest, code: .invalidQuery, message: "Name the workspace: ?workspace=acme-market.")
             }
-            let summary = try StoreReads.perform { () throws(SQLiteError) in try store.summary(workspace: workspace) }
+            let summary = try StoreReads.perform { () throws(StorageError) in try store.summary(workspace: workspace) }
             return HTTPResponse.json(summary.serialized())
         }
         router.on(.get, "/_mock/events/wait") { request, responder in

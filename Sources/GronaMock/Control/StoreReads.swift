@@ -3,7 +3,7 @@ import GronaHTTP
 /// A read of the event store for a control-API handler. A failure is the same answer wherever the store is
 /// read: 503 `storage_unavailable` with `Retry-After`, since the reader can simply ask again.
 enum StoreReads {
-    static func perform<T>(_ body: () throws(SQLiteError) -> T) throws(HTTPError) -> T {
+    static func perform<T>(_ body: () throws(StorageError) -> T) throws(HTTPError) -> T {
         do {
             return try body()
         } catch {

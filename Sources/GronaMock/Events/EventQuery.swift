@@ -2,7 +2,7 @@ import GronaHTTP
 import GronaJSON
 
 /// A filter over stored events, read from the inspection API's query string (or the command line's
-/// options), and the SQL it becomes.
+/// options). Each storage backend turns it into its own query.
 public struct EventFilter: Sendable {
     public var workspace: String?
     public var type: String?
@@ -19,22 +19,36 @@ public struct EventFilter: Sendable {
 
     public init() {}
 
-    /// The filter parameters a query may carry, by name.
-    static var textParameters: [(name: String, column: String, keyPath: WritableKeyPath<EventFilter, String?>)] {
-        [
-            ("workspace", "workspace_key", \.workspace), ("type", "type", \.type),
-            ("campaignID", "campaign_id", \.campaignID),
-            ("variantID", "variant_id", \.variantID), ("arm", "arm", \.arm), ("placement", "placement", \.placement),
-            ("installID", "install_id", \.installID), ("customerID", "customer_id", \.customerID),
-            ("visitID", "visit_id", \.visitID),
-        ]
+    /// The text fields a filter can match exactly, each with its query parameter's name.
+    public enum Field: String, CaseIterable, Sendable {
+        case workspace, type, campaignID, variantID, arm, placement, installID, customerID, visitID
+
+        /// The filter's property for the field.
+        public var keyPath: WritableKeyPath<EventFilter, String?> {
+            switch self {
+            case .workspace: \.workspace
+            case .type: \.type
+            case .campaignID: \.campaignID
+            case .variantID: \.variantID
+            case .arm: \.arm
+            case .placement: \.placement
+            case .installID: \.installID
+            case .customerID: \.customerID
+            case .visitID: \.visitID
+            }
+        }
+    }
+
+    /// The exact-match conditions set, in `Field` order: what a backend turns into its query.
+    public var textConditions: [(field: Field, value: String)] {
+        Field.allCases.compactMap { field in self[keyPath: field.keyPath].map { (field, $0) } }
     }
 
     /// Reads the filter from `name=value` pairs; an unknown name or a bad time is an error naming it.
     public init(parameters: [(name: String, value: String)], extra allowed: Set<String> = []) throws(HTTPError) {
         for (name, value) in parameters {
-            if let parameter = Self.textParameters.first(where: { $0.name == name }) {
-                self[keyPath: parameter.keyPath] = value
+            if let field = Field(rawValue: name) {
+                self[keyPath: field.keyPath] = value
             } else if name == "since" || name == "until" {
                 guard let milliseconds = Int64(value) else {
                     throw HTTPError(
@@ -43,32 +57,12 @@ public struct EventFilter: Sendable {
                 }
                 if name == "since" { since = milliseconds } else { until = milliseconds }
             } else if !allowed.contains(name) {
-                let known = Self.textParameters.map(\.name) + ["since", "until"] + allowed.sorted()
+                let known = Field.allCases.map(\.rawValue) + ["since", "until"] + allowed.sorted()
                 throw HTTPError(
                     .badRequest, code: .invalidQuery,
                     message: "Unknown parameter \(Quote.text(name)); known: \(known.joined(separator: ", ")).")
             }
         }
-    }
-
-    /// `WHERE …` (or nothing) and its bound values, for the events table.
-    func sql(workspaceColumn: String = "workspace_key") -> (clause: String, values: [SQLiteValue]) {
-        var conditions: [String] = []
-        var values: [SQLiteValue] = []
-        for parameter in Self.textParameters {
-            guard let value = self[keyPath: parameter.keyPath] else { continue }
-            conditions.append("\(parameter.column == "workspace_key" ? workspaceColumn : parameter.column) = ?")
-            values.append(.text(value))
-        }
-        if let since {
-            conditions.append("timestamp >= ?")
-            values.append(.integer(since))
-        }
-        if let until {
-            conditions.append("timestamp < ?")
-            values.append(.integer(until))
-        }
-        return (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "), values)
     }
 }
 

@@ -58,7 +58,7 @@ public final class WorkspaceRegistry: Sendable {
     public var servedCount: Int { state.withLock { $0.entries.count } }
 
     public let directory: String
-    private let revisions: ConfigRevisionStore
+    private let revisions: any GronaStorage
     let clock: ServerClock
     let logger: Logger
     let state: Mutex<State>
@@ -66,7 +66,7 @@ public final class WorkspaceRegistry: Sendable {
     let loading = Mutex(())
 
     public init(
-        directory: String, keys: KeyStore, revisions: ConfigRevisionStore, clock: ServerClock, logger: Logger
+        directory: String, keys: KeyStore, revisions: any GronaStorage, clock: ServerClock, logger: Logger
     ) {
         self.directory = directory
         self.revisions = revisions
@@ -209,7 +209,7 @@ public final class WorkspaceRegistry: Sendable {
         _ workspace: Workspace, sourcePath: String?, problems: [ValidationProblem], source: JSONValue, origin: Origin
     ) throws -> Entry {
         let keys = self.keys
-        let stored = try revisions.revision(
+        let stored = try revisions.configRevision(
             for: workspace.key, contentHash: ConfigurationSigner.contentHash(for: workspace, keys: keys)
         ) { revision in
             try ConfigurationSigner.sign(workspace, revision: revision, issuedAt: clock.nowSeconds(), keys: keys)

@@ -1,5 +1,6 @@
 import Foundation
 import GronaMock
+import GronaMockSQLite
 import GronaTestSupport
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 struct GronaMockServerTests {
     @Test("starts on port 0 and answers GET /_mock/health with status and version")
     func health() throws {
-        var configuration = GronaMockConfiguration(databasePath: ":memory:")
+        var configuration = GronaMockConfiguration(storage: .sqlite(path: ":memory:"))
         configuration.http.port = 0
         let server = try GronaMockServer.start(configuration, logger: .silent)
         defer {
@@ -34,7 +35,7 @@ struct GronaMockServerTests {
         let bytes = (0..<20_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         try Data(bytes).write(to: directory.appendingPathComponent("body.json"))
 
-        var configuration = GronaMockConfiguration(databasePath: ":memory:", staticDirectory: directory.path)
+        var configuration = GronaMockConfiguration(storage: .sqlite(path: ":memory:"), staticDirectory: directory.path)
         configuration.http.port = 0
         let server = try GronaMockServer.start(configuration, logger: .silent)
         defer {
@@ -52,7 +53,8 @@ struct GronaMockServerTests {
 
     @Test("a static directory that does not exist stops the start with a clear error")
     func missingStaticDirectory() {
-        var configuration = GronaMockConfiguration(databasePath: ":memory:", staticDirectory: "/nonexistent/grona")
+        var configuration = GronaMockConfiguration(
+            storage: .sqlite(path: ":memory:"), staticDirectory: "/nonexistent/grona")
         configuration.http.port = 0
         #expect {
             _ = try GronaMockServer.start(configuration, logger: .silent)

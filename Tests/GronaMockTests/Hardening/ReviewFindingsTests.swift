@@ -1,5 +1,6 @@
 import Foundation
 import GronaMock
+import GronaMockSQLite
 import GronaTestSupport
 import Testing
 
@@ -42,7 +43,7 @@ struct ReviewFindingsTests {
     func uriInMemoryDatabase() throws {
         let fixture = try MockFixture.standard()
         var configuration = fixture.configuration()
-        configuration.databasePath = "file::memory:"
+        configuration.storage = .sqlite(path: "file::memory:")
         let server = try GronaMockServer.start(configuration, logger: .silent)
         defer {
             server.shutdown()

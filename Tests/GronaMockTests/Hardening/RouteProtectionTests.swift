@@ -1,5 +1,6 @@
 import Foundation
 import GronaMock
+import GronaMockSQLite
 import GronaTestSupport
 import Testing
 
@@ -108,7 +109,7 @@ struct RouteProtectionTests {
     @Test("an empty or unusable admin token is refused at start, in process and on the command line")
     func emptyTokenRefused() throws {
         for token in ["", "has space", "tab\there"] {
-            var configuration = GronaMockConfiguration(databasePath: ":memory:")
+            var configuration = GronaMockConfiguration(storage: .sqlite(path: ":memory:"))
             configuration.http.port = 0
             configuration.adminToken = token
             #expect(throws: StartupError.self) { try GronaMockServer.start(configuration, logger: .silent) }

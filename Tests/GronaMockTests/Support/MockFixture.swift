@@ -1,5 +1,6 @@
 import Foundation
 import GronaMock
+import GronaMockSQLite
 import GronaTestSupport
 
 /// A temporary directory with its own workspaces, keys and database, for one test: nothing is shared
@@ -65,7 +66,7 @@ final class MockFixture {
 
     func configuration(reloadInterval: Duration = .milliseconds(50)) -> GronaMockConfiguration {
         var configuration = GronaMockConfiguration(
-            workspacesDirectory: workspaces.path, keysDirectory: keys.path, databasePath: database.path,
+            workspacesDirectory: workspaces.path, keysDirectory: keys.path, storage: .sqlite(path: database.path),
             reloadInterval: reloadInterval)
         configuration.http.port = 0
         configuration.http.eventLoops = 1

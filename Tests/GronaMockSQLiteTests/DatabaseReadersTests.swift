@@ -2,15 +2,15 @@ import Dispatch
 import Foundation
 import Testing
 
-@testable import GronaMock
+@testable import GronaMockSQLite
 
 /// Reads run on a pool of connections: a long read (a violations scan) does not hold up another.
 @Suite("Database readers")
 struct DatabaseReadersTests {
     @Test("a read proceeds while another read is still running")
     func concurrentReads() throws {
-        let fixture = try MockFixture()
-        let database = try Database(path: fixture.database.path, readers: 2)
+        let file = try TemporaryDatabase()
+        let database = try Database(path: file.path, readers: 2)
         let inside = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
@@ -37,8 +37,8 @@ struct DatabaseReadersTests {
 
     @Test("after interruptReads every read fails at once with a clear error")
     func readsStopAtShutdown() throws {
-        let fixture = try MockFixture()
-        let database = try Database(path: fixture.database.path)
+        let file = try TemporaryDatabase()
+        let database = try Database(path: file.path)
         database.interruptReads()
         #expect(throws: SQLiteError.self) {
             try database.withReader { connection throws(SQLiteError) in try connection.scalarText("SELECT 1") }

@@ -1,16 +1,15 @@
 import GronaCSQLite
-import GronaHTTP
-import GronaJSON
+import GronaMock
 
 /// Every call into SQLite lives in this file: connections, statements, and the one function that turns
 /// SQLite's result codes into Swift errors. No SQLite type leaves it.
 
 /// A failed SQLite call: what was being done, SQLite's result code and its message.
-public struct SQLiteError: Error, Sendable, CustomStringConvertible {
-    public let code: Int32
-    public let message: String
+struct SQLiteError: Error, Sendable, CustomStringConvertible {
+    let code: Int32
+    let message: String
 
-    public var description: String { "SQLite error \(code): \(message)" }
+    var description: String { "SQLite error \(code): \(message)" }
 
     /// The error for `code` on `connection` (the one place result codes become errors).
     /// `operation` is built only on failure: this runs for every bind of every row on the hot path.
@@ -25,8 +24,28 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
     }
 }
 
+extension SQLiteError {
+    /// Not an SQLite result code: the database was migrated by a newer grona-mock.
+    static let newerSchema: Int32 = -1
+}
+
+extension StorageError {
+    /// What an SQLite failure means to the engine (the one place SQLite's codes are judged): busy, locked,
+    /// full, I/O, read-only and interrupted can pass, so a reader may ask again (a 503 with `Retry-After`).
+    init(_ error: SQLiteError) {
+        let primary = error.code & 0xff
+        let passing: Set<Int32> = [
+            SQLITE_BUSY, SQLITE_LOCKED, SQLITE_NOMEM, SQLITE_READONLY, SQLITE_INTERRUPT, SQLITE_IOERR, SQLITE_FULL,
+            SQLITE_CANTOPEN, SQLITE_PROTOCOL,
+        ]
+        let kind: StorageError.Kind =
+            error.code == SQLiteError.newerSchema ? .schemaTooNew : passing.contains(primary) ? .unavailable : .failed
+        self.init(kind, error.description)
+    }
+}
+
 /// A value to bind or read.
-public enum SQLiteValue: Sendable, Equatable {
+enum SQLiteValue: Sendable, Equatable {
     case null
     case integer(Int64)
     case real(Double)
@@ -66,7 +85,25 @@ final class SQLiteConnection {
         sqlite3_extended_result_codes(handle, 1)
     }
 
-    deinit { sqlite3_close_v2(handle) }
+    /// How long a statement waits for another connection's lock before failing with SQLITE_BUSY.
+    func setBusyTimeout(milliseconds: Int32) { sqlite3_busy_timeout(handle, milliseconds) }
+
+    /// Statements prepared once and reused, by their SQL: the writer's inserts run for every event.
+    private var cache: [String: SQLiteStatement] = [:]
+
+    /// Finalizes the cached statements before the handle closes (close_v2 would otherwise defer it).
+    deinit {
+        cache = [:]
+        sqlite3_close_v2(handle)
+    }
+
+    /// The statement for `sql`, prepared on first use and kept for the connection's life.
+    func cached(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        if let statement = cache[sql] { return statement }
+        let statement = try prepare(sql)
+        cache[sql] = statement
+        return statement
+    }
 
     /// Runs one or more statements that return no rows.
     func execute(_ sql: String) throws(SQLiteError) {

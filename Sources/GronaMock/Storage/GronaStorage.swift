@@ -1,0 +1,118 @@
+/// Where the engine keeps what outlives a request: received and rejected events, and configuration revisions.
+///
+/// The engine owns this protocol and everything around it: the one writer thread and its group commit
+/// (`EventWriter`), the health probe's coalescing, the JSON the inspection API answers with. A backend only
+/// stores and reads, so a second backend (PostgreSQL) repeats no policy. `GronaMockSQLite` is the default
+/// backend; `Tests/GronaStorageConformance` is the suite every backend passes.
+///
+/// Threads: `commit`, `eventCount` and `dropOldestEvents` are called from the engine's one writer thread only,
+/// never concurrently with each other. Every other method may be called from any thread at any time, also
+/// while a commit runs (reads see committed data only). Nothing here runs on an event loop.
+public protocol GronaStorage: AnyObject, Sendable {
+    // MARK: Writing (the writer thread only)
+
+    /// Applies `changes` in one transaction, all or nothing, and returns one outcome per change, in order.
+    /// When it throws, nothing of the group is stored. An event whose `eventID` is already stored for its
+    /// workspace is a duplicate, counted and not stored again (contract §7).
+    func commit(_ changes: [StorageChange]) throws(StorageError) -> [StorageChangeOutcome]
+
+    /// How many events are stored (for `--max-events`, read once at start and after a delete).
+    func eventCount() throws(StorageError) -> Int
+
+    /// `--max-events`: drops the `count` oldest events (and what hangs off them), and the rejected events
+    /// older than the newest `keepingRejected`, in one transaction.
+    func dropOldestEvents(_ count: Int, keepingRejected: Int) throws(StorageError)
+
+    // MARK: Reading (any thread)
+
+    /// The sequence of the newest stored event, 0 when there is none.
+    func lastSequence() throws(StorageError) -> Int64
+
+    /// One page of stored events matching `filter`, in sequence order.
+    func events(matching filter: EventFilter, page: EventPage) throws(StorageError) -> StoredPage<StoredEventRow>
+
+    /// How many stored events match `filter`.
+    func count(matching filter: EventFilter) throws(StorageError) -> Int
+
+    /// One page of rejected events, of one workspace or all.
+    func rejectedEvents(workspace: String?, page: EventPage) throws(StorageError) -> StoredPage<StoredRejectedEvent>
+
+    /// Event counts per campaign, variant, arm, demo flag and type, and the purchases attributed to each
+    /// campaign and variant through their claimed treatments (each purchase once per campaign and variant).
+    func campaignCounts(workspace: String) throws(StorageError) -> CampaignCounts
+
+    /// Bytes the storage takes on disk, when it knows (for metrics).
+    func bytesUsed() -> Int64?
+
+    // MARK: Configuration revisions (contract §4: a revision never goes back)
+
+    /// The stored revision when its content hash is `contentHash`; otherwise `make(next revision)` is
+    /// called, its result stored and returned. Atomic: two writers (a server and `config sign`, or two
+    /// instances) never hand out the same number for different content.
+    func configRevision(
+        for workspaceKey: String, contentHash: [UInt8], make: (Int64) throws -> StoredConfigRevision
+    ) throws -> StoredConfigRevision
+
+    /// The latest stored revision of a workspace, if any.
+    func latestConfigRevision(for workspaceKey: String) throws(StorageError) -> StoredConfigRevision?
+
+    // MARK: Lifecycle
+
+    /// At shutdown: stops the reads running now and refuses later ones (their callers see an error), so a
+    /// long scan does not hold the exit. Writes are never interrupted: an acknowledged batch must commit.
+    func interruptReads()
+
+    /// Where the data lives, for logs and health: a path, or a URL without its password.
+    var location: String { get }
+}
+
+/// One change in a group commit.
+public enum StorageChange: Sendable {
+    /// A request's validated events and rejections.
+    case batch(EventBatch)
+    /// Every event of one workspace, or of all when nil, and their rejections.
+    case deleteEvents(workspaceKey: String?)
+    /// A one-row write, committed like any batch: health asks whether events can be stored now.
+    case probe
+}
+
+/// What one change did.
+public enum StorageChangeOutcome: Sendable, Equatable {
+    case batch(EventBatchResult)
+    case deleted(events: Int)
+    case probed
+}
+
+/// One page of a listing: the rows, and the cursor of the next page when there is one.
+public struct StoredPage<Row: Sendable>: Sendable {
+    public var rows: [Row]
+    /// The sequence to pass as the next page's cursor; nil on the last page.
+    public var nextCursor: Int64?
+
+    public init(rows: [Row], nextCursor: Int64?) {
+        self.rows = rows
+        self.nextCursor = nextCursor
+    }
+}
+
+/// Why storage could not do what it was asked, as a sentence with no secrets in it.
+public struct StorageError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// Busy, locked, full, unreachable, or shutting down: asking again later may succeed.
+        case unavailable
+        /// The data was written by a newer grona-mock.
+        case schemaTooNew
+        /// Anything else the backend reports.
+        case failed
+    }
+
+    public let kind: Kind
+    public let message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,162 @@
+import GronaMock
+
+/// The reads: every one on a reading connection, paged by sequence, bounded by the page's limit.
+extension SQLiteStorage {
+    public func lastSequence() throws(StorageError) -> Int64 {
+        try run { () throws(SQLiteError) in
+            try database.withReader { connection throws(SQLiteError) in
+                Int64(try connection.scalarText("SELECT coalesce(max(seq), 0) FROM events") ?? "0") ?? 0
+            }
+        }
+    }
+
+    public func events(matching filter: EventFilter, page: EventPage) throws(StorageError) -> StoredPage<StoredEventRow>
+    {
+        var (conditions, values) = filter.sqliteConditions()
+        page.sqliteCondition(into: &conditions, &values)
+        let sql = """
+            SELECT seq, workspace_key, install_id, received_at, corrected_timestamp, json FROM events\
+            \(Self.whereClause(conditions)) ORDER BY seq \(page.newestFirst ? "DESC" : "ASC") LIMIT \(page.limit + 1)
+            """
+        let rows = try read(sql, values) { statement in
+            StoredEventRow(
+                sequence: statement.int64(0), workspaceKey: statement.text(1) ?? "", installID: statement.text(2) ?? "",
+                receivedAt: statement.int64(3), correctedTimestamp: statement.int64(4), json: statement.blob(5))
+        }
+        return Self.paged(rows, limit: page.limit, sequence: \.sequence)
+    }
+
+    public func count(matching filter: EventFilter) throws(StorageError) -> Int {
+        let (conditions, values) = filter.sqliteConditions()
+        let counts = try read("SELECT count(*) FROM events" + Self.whereClause(conditions), values) {
+            Int($0.int64(0))
+        }
+        return counts.first ?? 0
+    }
+
+    public func rejectedEvents(workspace: String?, page: EventPage) throws(StorageError) -> StoredPage<
+        StoredRejectedEvent
+    > {
+        var conditions: [String] = []
+        var values: [SQLiteValue] = []
+        if let workspace {
+            conditions.append("workspace_key = ?")
+            values.append(.text(workspace))
+        }
+        page.sqliteCondition(into: &conditions, &values)
+        let sql = """
+            SELECT seq, workspace_key, batch_index, event_id, field, reason, received_at, install_id, json
+            FROM rejected_events\(Self.whereClause(conditions)) ORDER BY seq \(page.newestFirst ? "DESC" : "ASC") \
+            LIMIT \(page.limit + 1)
+            """
+        let rows = try read(sql, values) { statement in
+            StoredRejectedEvent(
+                sequence: statement.int64(0),
+                record: RejectedEventRecord(
+                    workspaceKey: statement.text(1) ?? "", index: Int(statement.int64(2)), eventID: statement.text(3),
+                    field: statement.text(4) ?? "", reason: statement.text(5) ?? "", receivedAt: statement.int64(6),
+                    installID: statement.text(7) ?? "", json: statement.blob(8)))
+        }
+        return Self.paged(rows, limit: page.limit, sequence: \.sequence)
+    }
+
+    public func campaignCounts(workspace: String) throws(StorageError) -> CampaignCounts {
+        let types = try read(
+            """
+            SELECT campaign_id, variant_id, arm, demo, type, count(*) FROM events
+            WHERE workspace_key = ? AND campaign_id IS NOT NULL
+            GROUP BY campaign_id, variant_id, arm, demo, type ORDER BY campaign_id, variant_id, arm, type
+            """, [.text(workspace)]
+        ) { row in
+            CampaignCounts.TypeCount(
+                campaignID: row.text(0) ?? "", variantID: row.text(1) ?? "", arm: row.text(2) ?? "",
+                demo: row.int64(3) != 0, type: row.text(4) ?? "", count: row.int64(5))
+        }
+        let attributed = try read(
+            """
+            SELECT t.campaign_id, t.variant_id, e.demo, count(*), CAST(total(e.total_minor) AS INTEGER)
+            FROM (SELECT DISTINCT event_seq, campaign_id, variant_id FROM purchase_treatments
+                  WHERE workspace_key = ?) t
+            JOIN events e ON e.seq = t.event_seq GROUP BY t.campaign_id, t.variant_id, e.demo
+            """, [.text(workspace)]
+        ) { row in
+            CampaignCounts.Attributed(
+                campaignID: row.text(0) ?? "", variantID: row.text(1) ?? "", demo: row.int64(2) != 0,
+                purchases: row.int64(3), revenueMinor: row.int64(4))
+        }
+        return CampaignCounts(types: types, attributed: attributed)
+    }
+
+    /// Runs a query on a reading connection and maps each row.
+    private func read<Row>(
+        _ sql: String, _ values: [SQLiteValue], _ row: (SQLiteStatement) -> Row
+    ) throws(StorageError) -> [Row] {
+        try run { () throws(SQLiteError) in
+            try database.withReader { connection throws(SQLiteError) in
+                let statement = try connection.prepare(sql)
+                try statement.bind(values)
+                var rows: [Row] = []
+                while try statement.step() { rows.append(row(statement)) }
+                return rows
+            }
+        }
+    }
+
+    /// A page from `limit + 1` rows: the extra row only says that there is a next page.
+    private static func paged<Row>(_ rows: [Row], limit: Int, sequence: (Row) -> Int64) -> StoredPage<Row> {
+        guard rows.count > limit else { return StoredPage(rows: rows, nextCursor: nil) }
+        let kept = Array(rows.prefix(limit))
+        return StoredPage(rows: kept, nextCursor: kept.last.map(sequence))
+    }
+
+    private static func whereClause(_ conditions: [String]) -> String {
+        conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+    }
+}
+
+extension EventFilter {
+    /// The filter's conditions on the events table, and their bound values.
+    func sqliteConditions() -> (conditions: [String], values: [SQLiteValue]) {
+        var conditions: [String] = []
+        var values: [SQLiteValue] = []
+        for (field, value) in textConditions {
+            conditions.append("\(field.column) = ?")
+            values.append(.text(value))
+        }
+        if let since {
+            conditions.append("timestamp >= ?")
+            values.append(.integer(since))
+        }
+        if let until {
+            conditions.append("timestamp < ?")
+            values.append(.integer(until))
+        }
+        return (conditions, values)
+    }
+}
+
+extension EventFilter.Field {
+    /// The events table's column for the field.
+    var column: String {
+        switch self {
+        case .workspace: "workspace_key"
+        case .type: "type"
+        case .campaignID: "campaign_id"
+        case .variantID: "variant_id"
+        case .arm: "arm"
+        case .placement: "placement"
+        case .installID: "install_id"
+        case .customerID: "customer_id"
+        case .visitID: "visit_id"
+        }
+    }
+}
+
+extension EventPage {
+    /// The cursor's condition: after it oldest first, before it newest first.
+    func sqliteCondition(into conditions: inout [String], _ values: inout [SQLiteValue]) {
+        guard let cursor else { return }
+        conditions.append(newestFirst ? "seq < ?" : "seq > ?")
+        values.append(.integer(cursor))
+    }
+}

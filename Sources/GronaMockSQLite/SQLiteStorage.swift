@@ -1,0 +1,180 @@
+import GronaMock
+
+/// `GronaStorage` on one SQLite file: the default backend, for one process.
+///
+/// One writing connection, taken by the engine's writer thread and by revision writes, and a few reading
+/// connections: in WAL mode readers wait neither for the writer nor for each other, so a long scan does not
+/// hold up a listing or a commit. `:memory:` (or any in-memory name) keeps everything on the one connection.
+public final class SQLiteStorage: GronaStorage {
+    let database: Database
+
+    /// Opens or creates the database at `path` and brings its schema up to date; a database from a newer
+    /// grona-mock is refused (`StorageError.Kind.schemaTooNew`).
+    public init(path: String, readers: Int = 4) throws(StorageError) {
+        do {
+            database = try Database(path: path, readers: readers)
+        } catch {
+            throw StorageError(error)
+        }
+    }
+
+    /// The linked SQLite's version, for `--version`.
+    public static var libraryVersion: String { SQLiteConnection.libraryVersion }
+
+    public var location: String { database.path }
+
+    public func interruptReads() { database.interruptReads() }
+
+    public func bytesUsed() -> Int64? {
+        let pages = try? database.withReader { connection throws(SQLiteError) in
+            try connection.scalarText("SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()")
+        }
+        guard let pages = pages.flatMap({ $0 }).flatMap({ Int64($0) }) else { return nil }
+        return pages + (FileSystem.size(database.path + "-wal") ?? 0)
+    }
+
+    /// Runs an SQLite step, turning its failure into the engine's error.
+    func run<T>(_ body: () throws(SQLiteError) -> T) throws(StorageError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw StorageError(error)
+        }
+    }
+
+    // MARK: - Writing
+
+    public func commit(_ changes: [StorageChange]) throws(StorageError) -> [StorageChangeOutcome] {
+        try run { () throws(SQLiteError) in
+            try database.withConnection { connection throws(SQLiteError) in
+                try connection.execute("BEGIN IMMEDIATE")
+                do throws(SQLiteError) {
+                    var outcomes: [StorageChangeOutcome] = []
+                    outcomes.reserveCapacity(changes.count)
+                    for change in changes {
+                        switch change {
+                        case .batch(let batch):
+                            outcomes.append(.batch(try Self.write(batch, connection)))
+                        case .deleteEvents(let workspaceKey):
+                            outcomes.append(.deleted(events: try Self.delete(workspaceKey, connection)))
+                        case .probe:
+                            try connection.cached(Self.probeSQL).run([.integer(Int64(changes.count))])
+                            outcomes.append(.probed)
+                        }
+                    }
+                    try connection.execute("COMMIT")
+                    return outcomes
+                } catch {
+                    // A failed COMMIT leaves the transaction open: roll it back, or the next BEGIN is refused.
+                    try? connection.execute("ROLLBACK")
+                    throw error
+                }
+            }
+        }
+    }
+
+    public func eventCount() throws(StorageError) -> Int {
+        try run { () throws(SQLiteError) in
+            try database.withConnection { connection throws(SQLiteError) in
+                Int(try connection.scalarText("SELECT count(*) FROM events") ?? "0") ?? 0
+            }
+        }
+    }
+
+    public func dropOldestEvents(_ count: Int, keepingRejected: Int) throws(StorageError) {
+        guard count > 0 else { return }
+        try run { () throws(SQLiteError) in
+            try database.withConnection { connection throws(SQLiteError) in
+                let cutoff = try connection.cached("SELECT seq FROM events ORDER BY seq LIMIT 1 OFFSET ?")
+                try cutoff.bind([.integer(Int64(count - 1))])
+                guard try cutoff.step() else { return }
+                let last = cutoff.int64(0)
+                cutoff.reset()
+                // One transaction, so a crash cannot leave purchase treatments without their event.
+                try connection.execute("BEGIN IMMEDIATE")
+                do throws(SQLiteError) {
+                    try connection.cached("DELETE FROM events WHERE seq <= ?").run([.integer(last)])
+                    try connection.cached("DELETE FROM purchase_treatments WHERE event_seq <= ?").run([.integer(last)])
+                    try connection.cached(
+                        "DELETE FROM rejected_events WHERE seq <= (SELECT max(seq) FROM rejected_events) - ?"
+                    ).run([.integer(Int64(keepingRejected))])
+                    try connection.execute("COMMIT")
+                } catch {
+                    try? connection.execute("ROLLBACK")
+                    throw error
+                }
+            }
+        }
+    }
+
+    private static let probeSQL = "INSERT OR REPLACE INTO storage_probe (id, writes) VALUES (1, ?)"
+
+    /// Inserts a batch; an event whose id is already stored for the workspace is a duplicate, not an error.
+    private static func write(_ batch: EventBatch, _ connection: SQLiteConnection) throws(SQLiteError)
+        -> EventBatchResult
+    {
+        var result = EventBatchResult(accepted: 0, duplicates: 0)
+        let insertEvent = try connection.cached(
+            """
+            INSERT OR IGNORE INTO events (workspace_key, event_id, type, timestamp, received_at, corrected_timestamp,
+                install_id, customer_id, session_id, visit_id, campaign_id, variant_id, arm, placement, demo,
+                config_revision, total_minor, json)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        for event in batch.accepted {
+            try insertEvent.run([
+                .text(event.workspaceKey), .text(event.eventID), .text(event.type), .integer(event.timestamp),
+                .integer(event.receivedAt), .integer(event.correctedTimestamp), .text(event.installID),
+                .optional(event.customerID), .optional(event.sessionID), .optional(event.visitID),
+                .optional(event.campaignID), .optional(event.variantID), .optional(event.arm),
+                .optional(event.placement), .integer(event.demo ? 1 : 0),
+                event.configRevision.map(SQLiteValue.integer) ?? .null,
+                event.totalMinor.map(SQLiteValue.integer) ?? .null, .blob(event.json),
+            ])
+            guard connection.changes == 1 else {
+                result.duplicates += 1
+                continue
+            }
+            result.accepted += 1
+            let seq = connection.lastInsertRowID
+            for treatment in event.treatments {
+                try connection.cached(
+                    """
+                    INSERT INTO purchase_treatments (event_seq, workspace_key, campaign_id, variant_id, placement,
+                        type, value_milli) VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """
+                ).run([
+                    .integer(seq), .text(event.workspaceKey), .text(treatment.campaignID), .text(treatment.variantID),
+                    .text(treatment.placement), .text(treatment.type), .integer(treatment.valueMilli),
+                ])
+            }
+        }
+        for rejected in batch.rejected {
+            try connection.cached(
+                """
+                INSERT INTO rejected_events (workspace_key, batch_index, event_id, field, reason, received_at,
+                    install_id, json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """
+            ).run([
+                .text(rejected.workspaceKey), .integer(Int64(rejected.index)), .optional(rejected.eventID),
+                .text(rejected.field), .text(rejected.reason), .integer(rejected.receivedAt), .text(rejected.installID),
+                .blob(rejected.json),
+            ])
+        }
+        return result
+    }
+
+    private static func delete(_ workspaceKey: String?, _ connection: SQLiteConnection) throws(SQLiteError) -> Int {
+        let condition = workspaceKey == nil ? "" : " WHERE workspace_key = ?"
+        let values: [SQLiteValue] = workspaceKey.map { [.text($0)] } ?? []
+        try connection.cached("DELETE FROM purchase_treatments" + condition).run(values)
+        try connection.cached("DELETE FROM rejected_events" + condition).run(values)
+        try connection.cached("DELETE FROM events" + condition).run(values)
+        return connection.changes
+    }
+}
+
+extension SQLiteValue {
+    /// Text, or NULL when absent.
+    static func optional(_ text: String?) -> SQLiteValue { text.map(SQLiteValue.text) ?? .null }
+}

@@ -1,0 +1,97 @@
+/// Schema versions, applied in order and recorded in `PRAGMA user_version`; a database from a newer
+/// grona-mock is refused rather than guessed at.
+enum Schema {
+    static let migrations: [String] = [
+        // 1: configuration revisions, so that a revision never goes back while the database persists
+        // (contract §4) and a revision is served byte-identical across restarts.
+        """
+        CREATE TABLE config_revisions (
+            workspace_key TEXT PRIMARY KEY,
+            revision INTEGER NOT NULL,
+            content_hash BLOB NOT NULL,
+            issued_at INTEGER NOT NULL,
+            document BLOB NOT NULL
+        ) STRICT;
+        """,
+        // 2: received events, the purchase treatments they claim, and rejected events with their reasons
+        // (contract §7). `seq` is arrival order and the inspection cursor.
+        """
+        CREATE TABLE events (
+            seq INTEGER PRIMARY KEY,
+            workspace_key TEXT NOT NULL,
+            event_id TEXT NOT NULL,
+            type TEXT NOT NULL,
+            timestamp INTEGER NOT NULL,
+            received_at INTEGER NOT NULL,
+            corrected_timestamp INTEGER NOT NULL,
+            install_id TEXT NOT NULL,
+            customer_id TEXT,
+            session_id TEXT,
+            visit_id TEXT,
+            campaign_id TEXT,
+            variant_id TEXT,
+            arm TEXT,
+            placement TEXT,
+            demo INTEGER NOT NULL,
+            config_revision INTEGER,
+            total_minor INTEGER,
+            json BLOB NOT NULL
+        ) STRICT;
+        CREATE UNIQUE INDEX events_by_id ON events (workspace_key, event_id);
+        CREATE INDEX events_by_campaign ON events (workspace_key, campaign_id, variant_id);
+        CREATE INDEX events_by_type ON events (workspace_key, type);
+        CREATE TABLE purchase_treatments (
+            event_seq INTEGER NOT NULL,
+            workspace_key TEXT NOT NULL,
+            campaign_id TEXT NOT NULL,
+            variant_id TEXT NOT NULL,
+            placement TEXT NOT NULL,
+            type TEXT NOT NULL,
+            value_milli INTEGER NOT NULL
+        ) STRICT;
+        CREATE INDEX purchase_treatments_by_event ON purchase_treatments (event_seq);
+        CREATE TABLE rejected_events (
+            seq INTEGER PRIMARY KEY,
+            workspace_key TEXT NOT NULL,
+            batch_index INTEGER NOT NULL,
+            event_id TEXT,
+            field TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            received_at INTEGER NOT NULL,
+            install_id TEXT NOT NULL,
+            json BLOB NOT NULL
+        ) STRICT;
+        CREATE INDEX rejected_by_workspace ON rejected_events (workspace_key);
+        """,
+        // Version 2: one row that health rewrites and commits, to learn whether events can be stored now.
+        """
+        CREATE TABLE storage_probe (id INTEGER PRIMARY KEY CHECK (id = 1), writes INTEGER NOT NULL) STRICT;
+        """,
+    ]
+
+    /// Applies what is missing, in one IMMEDIATE transaction that reads the version inside it, so two
+    /// processes opening a new file at once (a server and `config sign`) cannot both migrate it.
+    static func migrate(_ connection: SQLiteConnection) throws(SQLiteError) {
+        do {
+            try connection.transaction {
+                let current = Int(try connection.scalarText("PRAGMA user_version") ?? "0") ?? 0
+                guard current <= migrations.count else {
+                    throw SQLiteError(
+                        code: SQLiteError.newerSchema,
+                        message: "the database has schema version \(current), newer than this grona-mock knows "
+                            + "(\(migrations.count)); use a newer grona-mock or another --db file")
+                }
+                for version in current..<migrations.count {
+                    try connection.execute(migrations[version])
+                }
+                if current < migrations.count {
+                    try connection.execute("PRAGMA user_version = \(migrations.count)")
+                }
+            }
+        } catch let error as SQLiteError {
+            throw error
+        } catch {
+            throw SQLiteError(code: 1, message: "migrating the database: \(error)")
+        }
+    }
+}
