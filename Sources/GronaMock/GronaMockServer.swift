@@ -103,9 +103,9 @@ public final class GronaMockServer: Sendable {
             parts: HealthRoutes.Parts(
                 events: events, registry: workspaces, openConnections: { serverReference.value?.openConnections ?? 0 },
                 maxConnections: configuration.http.maxConnections))
-        MetricsRoutes.register(on: &router, metrics: metrics, events: events) {
-            serverReference.value?.openConnections ?? 0
-        }
+        MetricsRoutes.register(
+            on: &router, metrics: metrics, events: events, waits: { waiters.pending },
+            openConnections: { serverReference.value?.openConnections ?? 0 })
         staticFiles?.register(on: &router)
         let server: HTTPServer
         do {

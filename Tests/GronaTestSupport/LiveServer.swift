@@ -68,8 +68,7 @@ package enum TestRoutes {
         router.on(.get, "/later/{ms}") { request, responder in
             let delay = Int(request.pathParameters["ms"] ?? "0") ?? 0
             let id = request.query("id") ?? ""
-            Thread.detachNewThread {
-                Thread.sleep(forTimeInterval: Double(delay) / 1000)
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(delay)) {
                 responder.send(HTTPResponse.json("{\"id\":\"\(id)\"}"))
             }
         }

@@ -6,11 +6,13 @@ enum MetricsRoutes {
     static let configRoute = "/v1/mobile/workspaces/{workspaceKey}/config"
 
     static func register(
-        on router: inout Router, metrics: Metrics, events: EventStore, openConnections: @escaping @Sendable () -> Int
+        on router: inout Router, metrics: Metrics, events: EventStore, waits: @escaping @Sendable () -> Int,
+        openConnections: @escaping @Sendable () -> Int
     ) {
         router.on(.get, "/_mock/metrics") { _ in
             let text = metrics.render(gauges: [
                 ("grona_open_connections", "Client connections open now.", Double(openConnections())),
+                ("grona_event_waits", "Long-polls of /_mock/events/wait waiting now.", Double(waits())),
                 (
                     "grona_database_bytes", "The database file and its write-ahead log, in bytes.",
                     Double(events.databaseBytes())

@@ -36,6 +36,9 @@ final class EventWaiters: Sendable {
         worker.wake()
     }
 
+    /// How many long-polls are waiting now (a metric; tests wait for it instead of sleeping).
+    var pending: Int { waiters.withLock { $0.count } }
+
     /// Called after each commit with the workspaces it wrote to.
     func committed(_ workspaces: Set<String>) {
         touched.withLock { $0 = ($0 ?? []).union(workspaces.isEmpty ? ["*"] : workspaces) }

@@ -381,6 +381,15 @@ struct EventsEndpointTests {
 
     // MARK: - wait
 
+    /// A gauge's value from `/_mock/metrics`.
+    static func metric(_ port: Int, _ name: String) -> Double? {
+        guard let response = try? fetch(port, "GET /_mock/metrics HTTP/1.1\r\nHost: x\r\n\r\n") else { return nil }
+        let line = String(decoding: response.body, as: UTF8.self).split(separator: "\n").first {
+            $0.hasPrefix(name + " ")
+        }
+        return line.flatMap { Double($0.split(separator: " ").last ?? "") }
+    }
+
     @Test("a wait sent before the events arrive answers complete with them, before its timeout")
     func waitCompletes() throws {
         let fixture = try MockFixture.standard()
@@ -388,7 +397,8 @@ struct EventsEndpointTests {
             let waiter = try RawClient(port: server.port, timeout: 15)
             let started = ContinuousClock.now
             try waiter.send("GET /_mock/events/wait?workspace=shop&count=3&timeoutMs=5000 HTTP/1.1\r\nHost: x\r\n\r\n")
-            usleep(100_000)
+            // The wait must be registered before the events arrive, or this would test the immediate answer.
+            #expect(eventually { Self.metric(server.port, "grona_event_waits") == 1 })
             let (_, one) = try EventsAPI.post(server.port, events: Self.events)
             let (_, two) = try EventsAPI.post(server.port, events: [SampleEvents.placementEvent("served", id: "s-1")])
             #expect(one["accepted"] == 2)
