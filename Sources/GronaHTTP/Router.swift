@@ -128,7 +128,8 @@ public struct Router: Sendable {
         }
     }
 
-    /// Adds a handler that answers at once; a thrown `HTTPError` becomes its error body, anything else a 500.
+    /// Adds a handler that answers at once; a thrown `HTTPError` (or any `HTTPErrorConvertible`) becomes its
+    /// error body, anything else a 500.
     public mutating func on(
         _ method: HTTPMethod, _ pattern: String, bodyLimit: Int = Router.defaultBodyLimit,
         _ handler: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse
@@ -145,8 +146,8 @@ public struct Router: Sendable {
     ) -> HTTPResponse {
         do {
             return try handler(request)
-        } catch let error as HTTPError {
-            return error.response
+        } catch let error as any HTTPErrorConvertible {
+            return error.httpError.response
         } catch {
             logger.error(
                 "handler failed",

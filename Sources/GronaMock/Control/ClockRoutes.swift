@@ -24,11 +24,7 @@ enum ClockRoutes {
             change.freeze = try boolean(body["freeze"], "freeze")
             change.reset = try boolean(body["reset"], "reset") ?? false
             if change.freezeAt != nil && change.freeze != true { throw invalid("at goes with \"freeze\": true") }
-            do {
-                try clock.apply(change)
-            } catch {
-                throw invalid("refused: \(error)")
-            }
+            try clock.apply(change)
             return HTTPResponse.json(state(clock))
         }
     }

@@ -9,18 +9,14 @@ enum EventInspectionRoutes {
         router.on(.get, "/_mock/events") { request in
             let filter = try EventFilter(parameters: request.queryItems, extra: EventPage.parameterNames)
             let page = try EventPage(parameters: request.queryItems)
-            let (events, next) = try StoreReads.perform { () throws(StorageError) in
-                try store.events(filter, page: page)
-            }
+            let (events, next) = try store.events(filter, page: page)
             return listing(events, next)
         }
         router.on(.get, "/_mock/events/rejected") { request in
             try onlyParameters(request, EventPage.parameterNames.union(["workspace"]))
             let filter = try EventFilter(parameters: request.queryItems, extra: EventPage.parameterNames)
             let page = try EventPage(parameters: request.queryItems)
-            let (events, next) = try StoreReads.perform { () throws(StorageError) in
-                try store.rejected(workspace: filter.workspace, page: page)
-            }
+            let (events, next) = try store.rejected(workspace: filter.workspace, page: page)
             return listing(events, next)
         }
         router.on(.get, "/_mock/events/summary") { request in
@@ -29,7 +25,7 @@ enum EventInspectionRoutes {
                 throw HTTPError(
                     .badRequest, code: .invalidQuery, message: "Name the workspace: ?workspace=acme-market.")
             }
-            let summary = try StoreReads.perform { () throws(StorageError) in try store.summary(workspace: workspace) }
+            let summary = try store.summary(workspace: workspace)
             return HTTPResponse.json(summary.serialized())
         }
         router.on(.get, "/_mock/events/wait") { request, responder in
@@ -49,8 +45,8 @@ enum EventInspectionRoutes {
                         return .milliseconds(milliseconds)
                     } ?? .seconds(10)
                 waiters.add(filter: filter, count: count, timeout: min(timeout, maxWait), responder: responder)
-            } catch let error as HTTPError {
-                responder.send(error.response)
+            } catch let error as any HTTPErrorConvertible {
+                responder.send(error.httpError.response)
             } catch {
                 responder.send(HTTPError.unexpected.response)
             }

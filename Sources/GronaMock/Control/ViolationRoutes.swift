@@ -42,11 +42,9 @@ enum ViolationRoutes {
             page.limit = EventPage.maxLimit
             // The events stored when the check began: under steady traffic the scan would otherwise chase new
             // events for ever and hold a pool thread.
-            let last = try StoreReads.perform { () throws(StorageError) in try store.lastSequence() }
+            let last = try store.lastSequence()
             repeat {
-                let (events, next) = try StoreReads.perform { () throws(StorageError) in
-                    try store.events(filter, page: page)
-                }
+                let (events, next) = try store.events(filter, page: page)
                 for event in events where (event["sequence"]?.int64Value ?? 0) <= last { checker.add(event) }
                 page.cursor = next.flatMap { $0 < last ? $0 : nil }
             } while page.cursor != nil

@@ -66,7 +66,7 @@ enum WorkspaceRoutes {
             do throws(WorkspaceRegistry.ChangeError) {
                 try registry.removeClone(key)
             } catch {
-                responder.send(httpError(error).response)
+                responder.send(error.httpError.response)
                 return
             }
             grants.clear(workspace: key)
@@ -133,40 +133,10 @@ enum WorkspaceRoutes {
         do {
             return HTTPResponse.json(summary(try change()).serialized())
         } catch {
-            throw httpError(error)
+            throw error.httpError
         }
     }
 
-    private static func httpError(_ error: WorkspaceRegistry.ChangeError) -> HTTPError {
-        switch error {
-        case .invalid(let problems):
-            let errors = problems.filter { $0.severity == .error }.map(\.description)
-            return HTTPError(
-                .unprocessableContent, code: .invalidWorkspace,
-                message: "The workspace has \(errors.count) error(s): \(errors.prefix(20).joined(separator: "; ")). "
-                    + "Add ?allowInvalid=true to serve it anyway.")
-        case .unknownWorkspace(let key): return .unknownWorkspace(key)
-        case .unknownCampaign(let id):
-            return HTTPError(
-                .notFound, code: .unknownCampaign, message: "No campaign \(Quote.text(id)) in this workspace.")
-        case .notAClone(let key):
-            return HTTPError(
-                .conflict, code: .notAClone,
-                message:
-                    "\(Quote.text(key)) comes from a file; only clones are deleted. Use POST /_mock/reset to undo changes."
-            )
-        case .secretKeyInUse(let owner):
-            return HTTPError(
-                .conflict, code: .secretKeyInUse,
-                message:
-                    "Workspace \(Quote.text(owner)) already uses this secret key; each served workspace needs its own.")
-        case .alreadyExists(let key):
-            return HTTPError(
-                .conflict, code: .workspaceExists, message: "A workspace \(Quote.text(key)) is already served.")
-        case .failed(let reason):
-            return HTTPError(.internalServerError, code: .changeFailed, message: reason)
-        }
-    }
 }
 
 /// `POST /_mock/reset`: events, faults, clock and run-time workspace changes back to the files.

@@ -45,22 +45,18 @@ public struct EventFilter: Sendable {
     }
 
     /// Reads the filter from `name=value` pairs; an unknown name or a bad time is an error naming it.
-    public init(parameters: [(name: String, value: String)], extra allowed: Set<String> = []) throws(HTTPError) {
+    public init(parameters: [(name: String, value: String)], extra allowed: Set<String> = []) throws(InvalidQuery) {
         for (name, value) in parameters {
             if let field = Field(rawValue: name) {
                 self[keyPath: field.keyPath] = value
             } else if name == "since" || name == "until" {
                 guard let milliseconds = Int64(value) else {
-                    throw HTTPError(
-                        .badRequest, code: .invalidQuery,
-                        message: "\(name) must be Unix epoch milliseconds (an integer), not \(Quote.text(value)).")
+                    throw InvalidQuery("\(name) must be Unix epoch milliseconds (an integer), not \(Quote.text(value)).")
                 }
                 if name == "since" { since = milliseconds } else { until = milliseconds }
             } else if !allowed.contains(name) {
                 let known = Field.allCases.map(\.rawValue) + ["since", "until"] + allowed.sorted()
-                throw HTTPError(
-                    .badRequest, code: .invalidQuery,
-                    message: "Unknown parameter \(Quote.text(name)); known: \(known.joined(separator: ", ")).")
+                throw InvalidQuery("Unknown parameter \(Quote.text(name)); known: \(known.joined(separator: ", ")).")
             }
         }
     }
@@ -78,24 +74,22 @@ public struct EventPage: Sendable {
 
     static let parameterNames: Set<String> = ["limit", "cursor", "order"]
 
-    init(parameters: [(name: String, value: String)]) throws(HTTPError) {
+    init(parameters: [(name: String, value: String)]) throws(InvalidQuery) {
         for (name, value) in parameters {
             switch name {
             case "limit":
                 guard let number = Int(value), (1...Self.maxLimit).contains(number) else {
-                    throw HTTPError(
-                        .badRequest, code: .invalidQuery, message: "limit must be from 1 to \(Self.maxLimit).")
+                    throw InvalidQuery("limit must be from 1 to \(Self.maxLimit).")
                 }
                 limit = number
             case "cursor":
                 guard let number = Int64(value) else {
-                    throw HTTPError(
-                        .badRequest, code: .invalidQuery, message: "cursor must be a nextCursor this API returned.")
+                    throw InvalidQuery("cursor must be a nextCursor this API returned.")
                 }
                 cursor = number
             case "order":
                 guard value == "oldest" || value == "newest" else {
-                    throw HTTPError(.badRequest, code: .invalidQuery, message: "order must be oldest or newest.")
+                    throw InvalidQuery("order must be oldest or newest.")
                 }
                 newestFirst = value == "newest"
             default:
@@ -103,4 +97,13 @@ public struct EventPage: Sendable {
             }
         }
     }
+}
+
+/// A filter, page or other query parameter that cannot be read, with a sentence naming it.
+public struct InvalidQuery: Error, Sendable, CustomStringConvertible {
+    public let message: String
+
+    public init(_ message: String) { self.message = message }
+
+    public var description: String { message }
 }
