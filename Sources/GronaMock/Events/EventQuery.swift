@@ -51,7 +51,8 @@ public struct EventFilter: Sendable {
                 self[keyPath: field.keyPath] = value
             } else if name == "since" || name == "until" {
                 guard let milliseconds = Int64(value) else {
-                    throw InvalidQuery("\(name) must be Unix epoch milliseconds (an integer), not \(Quote.text(value)).")
+                    throw InvalidQuery(
+                        "\(name) must be Unix epoch milliseconds (an integer), not \(Quote.text(value)).")
                 }
                 if name == "since" { since = milliseconds } else { until = milliseconds }
             } else if !allowed.contains(name) {
