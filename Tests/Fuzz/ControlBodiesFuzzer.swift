@@ -371,7 +371,8 @@ enum ControlFuzz {
             case true?:
                 next.frozen = at ?? next.now(wall: wall)
             case false?:
-                if let frozen = next.frozen { next.offset = clampedSum(frozen, 0 &- wall) }
+                // An offset named in the same change wins over running on from the frozen time.
+                if let frozen = next.frozen, offset == nil { next.offset = clampedSum(frozen, 0 &- wall) }
                 next.frozen = nil
             case nil:
                 break

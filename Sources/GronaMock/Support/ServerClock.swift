@@ -79,7 +79,10 @@ public final class ServerClock: Sendable {
             switch change.freeze {
             case true?: next.frozenAt = change.freezeAt ?? next.now(wall: wall)
             case false?:
-                if let frozen = next.frozenAt { next.offsetMilliseconds = frozen.clampedAdding(-wall) }
+                // Runs on from where it stood, unless the same change names the offset to run at.
+                if let frozen = next.frozenAt, change.offsetMilliseconds == nil {
+                    next.offsetMilliseconds = frozen.clampedAdding(-wall)
+                }
                 next.frozenAt = nil
             case nil: break
             }
