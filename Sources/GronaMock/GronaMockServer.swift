@@ -19,13 +19,16 @@ public final class GronaMockServer: Sendable {
     private let watcher: WorkspaceWatcher
     private let waiters: EventWaiters
     private let pool: BlockingPool
+    /// The routes as served, for `exchange`.
+    private let router: Router
 
     private init(
         configuration: GronaMockConfiguration, server: HTTPServer, workspaces: WorkspaceRegistry, clock: ServerClock,
         watcher: WorkspaceWatcher, events: EventStore, waiters: EventWaiters, faults: FaultEngine, grants: GrantLog,
-        pool: BlockingPool
+        pool: BlockingPool, router: Router
     ) {
         self.pool = pool
+        self.router = router
         self.faults = faults
         self.grants = grants
         self.configuration = configuration
@@ -123,7 +126,7 @@ public final class GronaMockServer: Sendable {
         let watcher = WorkspaceWatcher(registry: workspaces, interval: configuration.reloadInterval)
         return GronaMockServer(
             configuration: configuration, server: server, workspaces: workspaces, clock: clock, watcher: watcher,
-            events: events, waiters: waiters, faults: faults, grants: grants, pool: pool)
+            events: events, waiters: waiters, faults: faults, grants: grants, pool: pool, router: router)
     }
 
     /// The signing keys; a missing directory or a bad key is logged, not fatal, so the rest still serves.
@@ -140,6 +143,12 @@ public final class GronaMockServer: Sendable {
 
     /// Every route served, in registration order: for tests that walk the table and for documentation checks.
     public var routes: [(method: HTTPMethod, pattern: String)] { server.routes }
+
+    /// Answers one request given in its wire form without a socket, through the same routes, middleware and
+    /// limits: for tests that put a table of requests to one engine. nil when no answer came in time.
+    package func exchange(_ request: String) -> HTTPResponse? {
+        router.exchange(Array(request.utf8), limits: configuration.http.parserLimits)
+    }
 
     /// The base URL, with the real port.
     public var url: String { server.url }

@@ -1,4 +1,5 @@
 import Foundation
+import GronaHTTP
 
 /// One request on a fresh connection.
 package func fetch(_ port: Int, _ request: String) throws -> RawClient.Response {
@@ -15,4 +16,12 @@ package func eventually(seconds: Double = 10, _ condition: () throws -> Bool) re
         usleep(20_000)
     }
     return try condition()
+}
+
+extension RawClient.Response {
+    /// A response answered in process (`Router.exchange`), in the shape a socket read gives.
+    package init(_ response: HTTPResponse) {
+        self.init(
+            status: response.status.code, headers: response.headers.map { ($0.name, $0.value) }, body: response.body)
+    }
 }

@@ -352,30 +352,34 @@ struct EventsEndpointTests {
         }
     }
 
-    @Test(
-        "bad inspection queries are 400 invalid_query naming the parameter",
-        arguments: [
-            ("/_mock/events?workspace=shop&typ=exposure", "typ"),
-            ("/_mock/events?workspace=shop&limit=0", "limit"),
-            ("/_mock/events?workspace=shop&limit=1001", "limit"),
-            ("/_mock/events?workspace=shop&limit=ten", "limit"),
-            ("/_mock/events?workspace=shop&order=sideways", "order"),
-            ("/_mock/events?workspace=shop&since=yesterday", "since"),
-            ("/_mock/events?workspace=shop&cursor=abc", "cursor"),
-            ("/_mock/events/rejected?workspace=shop&page=2", "page"),
-            ("/_mock/events/wait?workspace=shop&count=0", "count"),
-            ("/_mock/events/wait?workspace=shop&count=1&timeoutMs=-5", "timeoutMs"),
-            ("/_mock/events/wait?workspace=shop&count=1&limit=5", "limit"),
-            ("/_mock/events/summary", "workspace"),
-        ])
-    func invalidQuery(target: String, parameter: String) throws {
+    /// Inspection queries that are refused, each with the parameter its message must name.
+    static let invalidQueries: [(target: String, parameter: String)] = [
+        ("/_mock/events?workspace=shop&typ=exposure", "typ"),
+        ("/_mock/events?workspace=shop&limit=0", "limit"),
+        ("/_mock/events?workspace=shop&limit=1001", "limit"),
+        ("/_mock/events?workspace=shop&limit=ten", "limit"),
+        ("/_mock/events?workspace=shop&order=sideways", "order"),
+        ("/_mock/events?workspace=shop&since=yesterday", "since"),
+        ("/_mock/events?workspace=shop&cursor=abc", "cursor"),
+        ("/_mock/events/rejected?workspace=shop&page=2", "page"),
+        ("/_mock/events/wait?workspace=shop&count=0", "count"),
+        ("/_mock/events/wait?workspace=shop&count=1&timeoutMs=-5", "timeoutMs"),
+        ("/_mock/events/wait?workspace=shop&count=1&limit=5", "limit"),
+        ("/_mock/events/summary", "workspace"),
+    ]
+
+    @Test("bad inspection queries are 400 invalid_query naming the parameter (a table, put to one engine in process)")
+    func invalidQuery() throws {
         let fixture = try MockFixture.standard()
         try fixture.withServer { server in
-            let response = try EventsAPI.get(server.port, target)
-            #expect(response.status == 400)
-            #expect(EventsAPI.errorCode(response) == "invalid_query")
-            let message = EventsAPI.errorMessage(response)
-            #expect(message.contains(parameter), "message: \(message)")
+            for row in Self.invalidQueries {
+                let answer = try #require(server.exchange("GET \(row.target) HTTP/1.1\r\nHost: x\r\n\r\n"))
+                let response = RawClient.Response(answer)
+                #expect(response.status == 400, "\(row.target)")
+                #expect(EventsAPI.errorCode(response) == "invalid_query", "\(row.target)")
+                let message = EventsAPI.errorMessage(response)
+                #expect(message.contains(row.parameter), "\(row.target): \(message)")
+            }
         }
     }
 

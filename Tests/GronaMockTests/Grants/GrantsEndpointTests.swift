@@ -163,31 +163,36 @@ struct GrantsEndpointTests {
         }
     }
 
-    @Test(
-        "bad requests get their status and code",
-        arguments: [
-            ("{\"customerID\":\"\"}", "application/json", 400, "invalid_customer_id"),
-            ("{}", "application/json", 400, "invalid_customer_id"),
-            ("{\"customerID\":123}", "application/json", 400, "invalid_customer_id"),
-            (
-                "{\"customerID\":\"\(String(repeating: "c", count: 129))\"}", "application/json", 400,
-                "invalid_customer_id"
-            ),
-            ("{\"customerID\":\"a\\u0000b\"}", "application/json", 400, "invalid_customer_id"),
-            ("{\"customerID\":", "application/json", 400, "malformed_json"),
-            ("[\"cust_1\"]", "application/json", 400, "malformed_json"),
-            ("customerID=cust_1", "application/x-www-form-urlencoded", 415, "unsupported_media_type"),
-            (
-                "{\"customerID\":\"c\",\"pad\":\"\(String(repeating: "x", count: 17_000))\"}", "application/json", 413,
-                "payload_too_large"
-            ),
-        ])
-    func badRequests(body: String, contentType: String, status: Int, code: String) throws {
+    /// Bodies the grants endpoint refuses, with the content type sent, the status and the error code.
+    static let badRequestRows: [(body: String, contentType: String, status: Int, code: String)] = [
+        ("{\"customerID\":\"\"}", "application/json", 400, "invalid_customer_id"),
+        ("{}", "application/json", 400, "invalid_customer_id"),
+        ("{\"customerID\":123}", "application/json", 400, "invalid_customer_id"),
+        (
+            "{\"customerID\":\"\(String(repeating: "c", count: 129))\"}", "application/json", 400,
+            "invalid_customer_id"
+        ),
+        ("{\"customerID\":\"a\\u0000b\"}", "application/json", 400, "invalid_customer_id"),
+        ("{\"customerID\":", "application/json", 400, "malformed_json"),
+        ("[\"cust_1\"]", "application/json", 400, "malformed_json"),
+        ("customerID=cust_1", "application/x-www-form-urlencoded", 415, "unsupported_media_type"),
+        (
+            "{\"customerID\":\"c\",\"pad\":\"\(String(repeating: "x", count: 17_000))\"}", "application/json", 413,
+            "payload_too_large"
+        ),
+    ]
+
+    @Test("bad requests get their status and code (a table, put to one engine in process)")
+    func badRequests() throws {
         let fixture = try MockFixture.standard()
         try fixture.withServer { server in
-            let response = try fetch(server.port, Self.request(body, contentType: contentType))
-            #expect(response.status == status)
-            #expect(response.text.contains("\"code\":\"\(code)\""))
+            for row in Self.badRequestRows {
+                let request = Self.request(row.body, contentType: row.contentType)
+                let answer = try #require(server.exchange(request), "no answer to \(row.body.prefix(60))")
+                let response = RawClient.Response(answer)
+                #expect(response.status == row.status, "body \(row.body.prefix(60))")
+                #expect(response.text.contains("\"code\":\"\(row.code)\""), "body \(row.body.prefix(60))")
+            }
         }
     }
 
