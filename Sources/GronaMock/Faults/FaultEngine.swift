@@ -106,13 +106,9 @@ enum FaultAction: Sendable, Equatable {
     case dropConnection
     /// Cut the body after this many bytes; nil cuts it in half.
     case truncateBody(afterBytes: Int?)
-    case configBadSignature
-    case configUnknownKeyID
-    case grantExpired
-    case grantNotYetValid
-    case grantOtherCustomer
-    case grantOtherAudience
-    case grantUnsigned
+    /// An endpoint-specific kind (`FaultKind.onlyEndpoint`), which the endpoint's handler applies: a tampered
+    /// configuration or grant.
+    case tamper(FaultKind)
 }
 
 /// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators", 2014; Vigna's

@@ -49,11 +49,9 @@ extension FaultEngine {
         }
 
         /// The endpoint-specific fault for the handler to apply, if its rule fired.
-        var fault: FaultAction? {
-            switch fired.withLock({ $0 }) {
-            case .status?, .delay?, .dropConnection?, .truncateBody?, nil: nil
-            case let action?: action
-            }
+        var fault: FaultKind? {
+            guard case .tamper(let kind)? = fired.withLock({ $0 }) else { return nil }
+            return kind
         }
 
         /// Asks the rules of `workspace`. Returns the answer to send instead when one of them answers the

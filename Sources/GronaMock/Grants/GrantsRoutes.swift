@@ -40,7 +40,7 @@ enum GrantsRoutes {
         if let fault { claims = GrantFaults.apply(fault, to: claims, ttl: entry.workspace.grantTTLSeconds, now: now) }
         let tokens: [String]
         do {
-            if fault == .grantUnsigned, let kid = entry.workspace.grantKeyIDs.first {
+            if fault == .unsigned, let kid = entry.workspace.grantKeyIDs.first {
                 tokens = GrantFaults.unsigned(claims, kid: kid)
             } else {
                 tokens = try GrantIssuer.sign(claims, workspace: entry.workspace, keys: registry.keys)
