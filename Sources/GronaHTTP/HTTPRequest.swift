@@ -8,6 +8,12 @@ public struct HTTPRequest: Sendable {
     public var pathParameters: [String: String]
     /// The peer as `address:port`.
     public var remoteAddress: String
+    /// The pattern of the route that took the request, as it was registered
+    /// (`/v1/mobile/workspaces/{workspaceKey}/config`), so that middleware can tell routes apart by what they
+    /// are rather than by their path; empty until the router hands the request to its route.
+    public internal(set) var route = ""
+    /// What middleware hands to the handlers behind it: one value per type (see `Attachments`).
+    public var attachments = Attachments()
 
     public init(
         head: HTTPRequestHead, body: [UInt8] = [], pathParameters: [String: String] = [:],
@@ -39,6 +45,22 @@ public struct HTTPRequest: Sendable {
     /// The first value of a query parameter.
     public func query(_ name: String) -> String? {
         queryItems.first { $0.name == name }?.value
+    }
+}
+
+extension HTTPRequest {
+    /// Values that middleware attaches to one request for the handlers behind it, keyed by their type: a
+    /// middleware declares a type of its own and sets `request.attachments[Its.self]`, and a handler reads it
+    /// back, typed. The core never reads them; a type owned by one module cannot collide with another's.
+    public struct Attachments: Sendable {
+        private var values: [ObjectIdentifier: any Sendable] = [:]
+
+        public init() {}
+
+        public subscript<Value: Sendable>(_ type: Value.Type) -> Value? {
+            get { values[ObjectIdentifier(type)] as? Value }
+            set { values[ObjectIdentifier(type)] = newValue }
+        }
     }
 }
 

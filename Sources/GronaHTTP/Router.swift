@@ -119,12 +119,19 @@ public struct Router: Sendable {
         routes.append(route)
     }
 
-    /// The route's handler wrapped in its groups' middleware, the first added outermost.
+    /// The route's handler wrapped in its groups' middleware, the first added outermost; the request is
+    /// stamped with the route's pattern before the first of them sees it.
     private func served(_ route: Route) -> HTTPHandler {
-        middleware.reversed().reduce(route.handler) { next, entry in
+        let chain = middleware.reversed().reduce(route.handler) { next, entry in
             guard entry.group.contains(route.method, route.pattern) else { return next }
             let middleware = entry.middleware
             return { request, responder in middleware(request, responder, next) }
+        }
+        let pattern = route.pattern
+        return { request, responder in
+            var request = request
+            request.route = pattern
+            chain(request, responder)
         }
     }
 

@@ -88,11 +88,13 @@ public final class GronaMockServer: Sendable {
         // health and the SDK endpoints stay answerable during a long scan.
         let pool = BlockingPool(threads: max(2, HTTPServer.coreCount))
         router.use(ControlRoutes.blocking, pool.offloading())
+        // Injected faults cover the Grona endpoints as a group: a handler cannot forget them.
         let faults = FaultEngine()
-        ConfigRoutes.register(on: &router, registry: workspaces, maxAge: configuration.configMaxAge, faults: faults)
+        router.use(FaultEngine.group, faults.middleware())
+        ConfigRoutes.register(on: &router, registry: workspaces, maxAge: configuration.configMaxAge)
         let grants = GrantLog { metrics.add("grona_grants_issued_total", $0) }
-        GrantsRoutes.register(on: &router, registry: workspaces, clock: clock, faults: faults, log: grants)
-        EventsRoutes.register(on: &router, registry: workspaces, store: events, clock: clock, faults: faults)
+        GrantsRoutes.register(on: &router, registry: workspaces, clock: clock, log: grants)
+        EventsRoutes.register(on: &router, registry: workspaces, store: events, clock: clock)
         EventInspectionRoutes.register(on: &router, store: events, waiters: waiters)
         FaultRoutes.register(on: &router, engine: faults)
         WorkspaceRoutes.register(on: &router, registry: workspaces, events: events, grants: grants)

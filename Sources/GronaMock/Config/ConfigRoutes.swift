@@ -3,12 +3,16 @@ import GronaJSON
 
 /// The Grona configuration endpoints (contract §4 and §6) and the SDK's one-call setup.
 enum ConfigRoutes {
-    static func register(on router: inout Router, registry: WorkspaceRegistry, maxAge: Int, faults: FaultEngine) {
-        router.on(.get, "/v1/mobile/workspaces/{workspaceKey}/config", faults: faults, endpoint: .config) {
-            request, pass in
-            try configuration(request, registry: registry, maxAge: maxAge, faults: &pass)
+    /// The signed configuration: the fault endpoint `config`.
+    static let configPattern = "/v1/mobile/workspaces/{workspaceKey}/config"
+    /// The key set: no fault endpoint, so never faulted (docs/faults.md).
+    static let jwksPattern = "/v1/mobile/workspaces/{workspaceKey}/jwks.json"
+
+    static func register(on router: inout Router, registry: WorkspaceRegistry, maxAge: Int) {
+        router.on(.get, configPattern) { request in
+            try configuration(request, registry: registry, maxAge: maxAge)
         }
-        router.on(.get, "/v1/mobile/workspaces/{workspaceKey}/jwks.json") { request in
+        router.on(.get, jwksPattern) { request in
             let entry = try lookup(request, registry)
             let keys = registry.keys
             var jwks: [JWK] = []
@@ -30,12 +34,12 @@ enum ConfigRoutes {
     /// fault serves a tampered document instead, with its own ETag. The rules of the workspace in the path
     /// are asked once it is known to be served.
     private static func configuration(
-        _ request: HTTPRequest, registry: WorkspaceRegistry, maxAge: Int, faults pass: inout FaultEngine.Pass
+        _ request: HTTPRequest, registry: WorkspaceRegistry, maxAge: Int
     ) throws -> HTTPResponse {
         let entry = try lookup(request, registry)
-        if let answer = pass.enter(workspace: entry.workspace.key) { return answer }
+        if let answer = request.faults?.enter(workspace: entry.workspace.key) { return answer }
         var configuration = entry.configuration
-        if let fault = pass.fault { configuration = try ConfigFaults.tampered(configuration, with: fault) }
+        if let fault = request.faults?.fault { configuration = try ConfigFaults.tampered(configuration, with: fault) }
         let gzip = ContentNegotiation.acceptsGzip(request.headers)
         let etag = gzip ? configuration.gzipETag : configuration.etag
         var headers: HTTPHeaders = [

@@ -9,31 +9,30 @@ enum EventsRoutes {
     static let maxBodyBytes = 512 * 1024
     static let maxRawBytes = maxBodyBytes
 
-    static func register(
-        on router: inout Router, registry: WorkspaceRegistry, store: EventStore, clock: ServerClock, faults: FaultEngine
-    ) {
-        router.on(.post, "/v1/mobile/events", bodyLimit: maxRawBytes) { request, responder in
-            // Events have no endpoint-specific faults: only the generic kinds apply. The rules without a
-            // workspace are asked now; those of the batch's workspace once the batch parsed.
-            guard var pass = faults.start(.events, responder) else { return }
+    /// The fault endpoint `events`.
+    static let pattern = "/v1/mobile/events"
+
+    static func register(on router: inout Router, registry: WorkspaceRegistry, store: EventStore, clock: ServerClock) {
+        router.on(.post, pattern, bodyLimit: maxRawBytes) { request, responder in
+            // Events have no endpoint-specific faults: only the generic kinds apply. The rules of the batch's
+            // workspace are asked once the batch parsed (those without a workspace were, as it started).
             let batch: EventBatch
             let rejections: [(Int, String?, EventRejection)]
             do {
                 let receivedAt = clock.nowMilliseconds()
                 let envelope = try readEnvelope(request, registry: registry)
-                if let answer = pass.enter(workspace: envelope.workspaceKey) {
-                    pass.responder.send(answer)
+                if let answer = request.faults?.enter(workspace: envelope.workspaceKey) {
+                    responder.send(answer)
                     return
                 }
                 (batch, rejections) = try validate(envelope, receivedAt: receivedAt)
             } catch let error as HTTPError {
-                pass.responder.send(error.response)
+                responder.send(error.response)
                 return
             } catch {
-                pass.responder.send(HTTPError.unexpected.response)
+                responder.send(HTTPError.unexpected.response)
                 return
             }
-            let responder = pass.responder
             guard let writer = store.writer else {
                 responder.send(HTTPError.storageUnavailable.response)
                 return

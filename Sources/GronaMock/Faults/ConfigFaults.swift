@@ -10,12 +10,12 @@ enum ConfigFaults {
     /// The revision as the fault serves it; other actions leave it as it is. The result has its own strong
     /// ETag, so a client's cached ETag never turns the fault into a 304.
     static func tampered(
-        _ configuration: SignedConfiguration, with fault: FaultAction
+        _ configuration: SignedConfiguration, with fault: FaultKind
     ) throws(HTTPError) -> SignedConfiguration {
         let document: [UInt8]
         switch fault {
-        case .configBadSignature: document = try flippingSignatures(configuration.document)
-        case .configUnknownKeyID: document = try signedByUnknownKey(configuration.document)
+        case .badSignature: document = try flippingSignatures(configuration.document)
+        case .unknownKeyID: document = try signedByUnknownKey(configuration.document)
         default: return configuration
         }
         return SignedConfiguration(

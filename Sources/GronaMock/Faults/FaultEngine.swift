@@ -4,15 +4,32 @@ import Synchronization
 
 /// Injected faults (contract §8): rules that make the Grona endpoints fail in the ways an SDK must survive.
 ///
-/// The endpoints consult `decide(for:workspace:claimed:)` for each request: once for the rules without a
-/// workspace as it starts, and once for the rules of its workspace when the endpoint knows it (see
-/// `FaultEngine.Pass`); the `/_mock/faults` API adds, lists and removes rules. Rules are checked in the order
+/// Its middleware (`middleware()`, on the route group `FaultEngine.group`) consults `decide(for:workspace:claimed:)`
+/// for each request to a Grona endpoint: once for the rules without a workspace as it starts, and once for the
+/// rules of its workspace when the endpoint knows it (see `FaultEngine.Pass`); the `/_mock/faults` API adds,
+/// lists and removes rules. Rules are checked in the order
 /// they were added and the first that fires applies; the state is behind one lock, so concurrent requests each
 /// see a consistent count and draw.
 public final class FaultEngine: Sendable {
-    /// The endpoints a rule can target.
+    /// The endpoints a rule can target, each the route of one pattern: which endpoint a request is comes
+    /// from the route that took it (`FaultEngine.group`).
     public enum Endpoint: String, Sendable, CaseIterable {
         case config, grants, events
+
+        /// The pattern of the route that serves the endpoint, as its routes file registers it.
+        public var pattern: String {
+            switch self {
+            case .config: ConfigRoutes.configPattern
+            case .grants: GrantsRoutes.pattern
+            case .events: EventsRoutes.pattern
+            }
+        }
+
+        /// The endpoint a route pattern serves; nil for a route that is not faultable.
+        public init?(route pattern: String) {
+            guard let endpoint = Self.allCases.first(where: { $0.pattern == pattern }) else { return nil }
+            self = endpoint
+        }
     }
 
     private struct State {
@@ -89,13 +106,9 @@ enum FaultAction: Sendable, Equatable {
     case dropConnection
     /// Cut the body after this many bytes; nil cuts it in half.
     case truncateBody(afterBytes: Int?)
-    case configBadSignature
-    case configUnknownKeyID
-    case grantExpired
-    case grantNotYetValid
-    case grantOtherCustomer
-    case grantOtherAudience
-    case grantUnsigned
+    /// An endpoint-specific kind (`FaultKind.onlyEndpoint`), which the endpoint's handler applies: a tampered
+    /// configuration or grant.
+    case tamper(FaultKind)
 }
 
 /// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators", 2014; Vigna's

@@ -1,8 +1,30 @@
 import Dispatch
 import GronaHTTP
 import GronaJSON
+import Synchronization
 
 extension FaultEngine {
+    /// The faultable Grona endpoints (contract §8): every route an `Endpoint` names by its pattern. The fault
+    /// middleware covers the group, routes registered before and after it alike, so a handler cannot forget
+    /// it; a test walks the route table to prove that every `/v1/` route but the key set is in it.
+    static let group = RouteGroup { _, pattern in Endpoint(route: pattern) != nil }
+
+    /// The fault middleware of `group`: asks the rules without a workspace as a request starts, answers for
+    /// them when one answers (a status or a drop), and otherwise hands the handler the request's `Pass`
+    /// (`request.faults`) and a responder that delivers its answer as the rule that fired says (late, or cut
+    /// short). The handler asks its workspace's rules with `pass.enter(workspace:)` once it knows the
+    /// workspace, and applies `pass.fault`, the endpoint-specific fault, if any.
+    func middleware() -> HTTPMiddleware {
+        { request, responder, next in
+            // Only the group's routes get here, and each is an endpoint by its pattern.
+            guard let endpoint = Endpoint(route: request.route) else { return next(request, responder) }
+            guard let (pass, delivery) = self.start(endpoint, responder) else { return }
+            var request = request
+            request.attachments[Pass.self] = pass
+            next(request, delivery)
+        }
+    }
+
     /// One request's way through the fault rules, in two passes.
     ///
     /// `start` asks the rules without a workspace as the request starts; `enter(workspace:)` asks the rules of
@@ -12,36 +34,37 @@ extension FaultEngine {
     ///
     /// A status answers at once, and a drop closes the connection with no answer: in both the request is not
     /// processed further, so nothing is stored or signed. A delay or a truncation lets the handler answer as
-    /// usual, through `responder`, which sends the answer late (off the event loop, which keeps serving) or
-    /// cuts its body short. The endpoint-specific fault (a tampered configuration or grant) is left in `fault`
-    /// for the handler to apply.
-    struct Pass: Sendable {
+    /// usual, through the responder `start` gave it, which sends the answer late (off the event loop, which
+    /// keeps serving) or cuts its body short. The endpoint-specific fault (a tampered configuration or grant)
+    /// is left in `fault` for the handler to apply.
+    final class Pass: Sendable {
         private let engine: FaultEngine
         let endpoint: Endpoint
-        /// Where the answer goes: the request's own responder, or one that delays or truncates it.
-        private(set) var responder: HTTPResponder
-        /// The endpoint-specific fault for the handler to apply, if its rule fired.
-        private(set) var fault: FaultAction?
-        /// Whether a rule has fired for this request.
-        private var claimed = false
+        /// The action of the rule that fired for this request, if one did.
+        private let fired = Mutex<FaultAction?>(nil)
 
-        fileprivate init(engine: FaultEngine, endpoint: Endpoint, responder: HTTPResponder) {
+        fileprivate init(engine: FaultEngine, endpoint: Endpoint) {
             self.engine = engine
             self.endpoint = endpoint
-            self.responder = responder
+        }
+
+        /// The endpoint-specific fault for the handler to apply, if its rule fired.
+        var fault: FaultKind? {
+            guard case .tamper(let kind)? = fired.withLock({ $0 }) else { return nil }
+            return kind
         }
 
         /// Asks the rules of `workspace`. Returns the answer to send instead when one of them answers the
-        /// request (a status or a drop): the handler then stops, and sends it through `responder`.
-        mutating func enter(workspace: String) -> HTTPResponse? {
-            apply(engine.decide(for: endpoint, workspace: workspace, claimed: claimed))
+        /// request (a status or a drop): the handler then stops, and sends it.
+        func enter(workspace: String) -> HTTPResponse? {
+            let claimed = fired.withLock { $0 != nil }
+            return apply(engine.decide(for: endpoint, workspace: workspace, claimed: claimed))
         }
 
-        /// Applies the action of the rule that fired, if one did; the answer when the rule answers the request.
-        fileprivate mutating func apply(_ action: FaultAction?) -> HTTPResponse? {
+        /// Records the action of the rule that fired, if one did; the answer when the rule answers the request.
+        fileprivate func apply(_ action: FaultAction?) -> HTTPResponse? {
             guard let action else { return nil }
-            claimed = true
-            let responder = self.responder
+            fired.withLock { $0 = action }
             switch action {
             case .status(let code, let retryAfterSeconds):
                 return FaultEngine.injectedStatus(code, retryAfterSeconds: retryAfterSeconds).response
@@ -49,35 +72,47 @@ extension FaultEngine {
                 var response = HTTPResponse()
                 response.delivery = .dropConnection
                 return response
-            case .delay(let milliseconds):
-                self.responder = FaultEngine.relay { response in
+            default:
+                return nil
+            }
+        }
+
+        /// A responder that sends each answer on to `responder` as the rule that fired says: late for a
+        /// delay, cut short for a truncation, and as it is otherwise. It holds the pass, not the reverse, so
+        /// the two are freed with the request.
+        fileprivate func delivery(to responder: HTTPResponder) -> HTTPResponder {
+            let relay = HTTPResponder { [self] response in
+                switch fired.withLock({ $0 }) {
+                case .delay(let milliseconds)?:
                     DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(milliseconds)) {
                         responder.send(response)
                     }
-                }
-            case .truncateBody(let afterBytes):
-                self.responder = FaultEngine.relay { response in
+                case .truncateBody(let afterBytes)?:
                     var response = response
-                    response.delivery = .truncated(
-                        afterBytes: FaultEngine.cut(response.body.count, afterBytes: afterBytes))
+                    let kept = FaultEngine.cut(response.body.count, afterBytes: afterBytes)
+                    response.delivery = .truncated(afterBytes: kept)
+                    responder.send(response)
+                default:
                     responder.send(response)
                 }
-            default:
-                fault = action
             }
-            return nil
+            // Nobody dispatches through this responder, so it is detached at once: `send` delivers at once,
+            // from whichever thread calls it.
+            _ = relay.finishDispatch()
+            return relay
         }
     }
 
     /// Starts a request of `endpoint`: asks the rules without a workspace. Returns nil when one of them
-    /// answered the request (a status or a drop), which is then already sent.
-    func start(_ endpoint: Endpoint, _ responder: HTTPResponder) -> Pass? {
-        var pass = Pass(engine: self, endpoint: endpoint, responder: responder)
+    /// answered the request (a status or a drop), which is then already sent; otherwise the request's pass and
+    /// the responder its handler must answer through.
+    func start(_ endpoint: Endpoint, _ responder: HTTPResponder) -> (Pass, HTTPResponder)? {
+        let pass = Pass(engine: self, endpoint: endpoint)
         if let answer = pass.apply(decide(for: endpoint)) {
             responder.send(answer)
             return nil
         }
-        return pass
+        return (pass, pass.delivery(to: responder))
     }
 
     /// The contract's error body with code `injected_fault`, and `Retry-After` when the rule has one.
@@ -94,30 +129,9 @@ extension FaultEngine {
         guard let afterBytes else { return count / 2 }
         return min(afterBytes, max(0, count - 1))
     }
-
-    /// A responder whose every answer goes to `forward`, from whichever thread sends it.
-    fileprivate static func relay(_ forward: @escaping @Sendable (HTTPResponse) -> Void) -> HTTPResponder {
-        let relay = HTTPResponder(deliver: forward)
-        // Nobody dispatches through this responder, so it is detached at once: `send` calls `forward`.
-        _ = relay.finishDispatch()
-        return relay
-    }
 }
 
-extension Router {
-    /// Adds a handler that answers at once, behind the fault engine: the rules without a workspace are asked
-    /// before it runs, and it asks the rules of the request's workspace with `pass.enter(workspace:)` once it
-    /// knows the workspace (see `FaultEngine.Pass`), then applies `pass.fault`, if any.
-    mutating func on(
-        _ method: HTTPMethod, _ pattern: String, bodyLimit: Int = Router.defaultBodyLimit, faults: FaultEngine,
-        endpoint: FaultEngine.Endpoint,
-        _ handler: @escaping @Sendable (HTTPRequest, inout FaultEngine.Pass) throws -> HTTPResponse
-    ) {
-        let logger = self.logger
-        on(method, pattern, bodyLimit: bodyLimit) { request, responder in
-            guard var pass = faults.start(endpoint, responder) else { return }
-            let response = Router.respond(to: request, with: { try handler($0, &pass) }, logger: logger)
-            pass.responder.send(response)
-        }
-    }
+extension HTTPRequest {
+    /// The request's way through the fault rules, when its route is a faultable endpoint (`FaultEngine.group`).
+    var faults: FaultEngine.Pass? { attachments[FaultEngine.Pass.self] }
 }

@@ -9,37 +9,6 @@ import GronaJSON
 /// with that probability, at most `count` times. A rule with a `workspace` looks only at that workspace's
 /// requests; one without looks at every workspace's.
 struct FaultRule: Sendable {
-    /// The rule's kind, as the API names it.
-    enum Kind: String, Sendable, CaseIterable {
-        case status, delay, drop, truncate
-        case badSignature = "bad_signature"
-        case unknownKeyID = "unknown_kid"
-        case expired
-        case notYetValid = "not_yet_valid"
-        case otherCustomer = "other_customer"
-        case otherAudience = "other_audience"
-        case unsigned
-
-        /// The only endpoint a kind makes sense on; nil for the kinds every endpoint can suffer.
-        var onlyEndpoint: FaultEngine.Endpoint? {
-            switch self {
-            case .status, .delay, .drop, .truncate: nil
-            case .badSignature, .unknownKeyID: .config
-            case .expired, .notYetValid, .otherCustomer, .otherAudience, .unsigned: .grants
-            }
-        }
-
-        /// The parameters the kind takes, beyond the ones every rule has.
-        var parameters: [String] {
-            switch self {
-            case .status: ["status", "retryAfterSeconds"]
-            case .delay: ["delayMs"]
-            case .truncate: ["afterBytes"]
-            default: []
-            }
-        }
-    }
-
     /// The requests a rule looks at.
     enum Target: Sendable, Equatable {
         case all
@@ -66,7 +35,7 @@ struct FaultRule: Sendable {
     /// The workspace whose requests the rule looks at; nil for every workspace. It need not be served yet, so
     /// that a test can add its rule before it clones the workspace.
     let workspace: String?
-    let kind: Kind
+    let kind: FaultKind
     let action: FaultAction
     /// The kind's parameters as they are applied (defaults filled in), for listing.
     let parameters: JSONObject
@@ -83,7 +52,7 @@ struct FaultRule: Sendable {
     var remaining: Int? { count.map { max(0, $0 - fired) } }
 
     private init(
-        target: Target, workspace: String?, kind: Kind, action: FaultAction, parameters: JSONObject, count: Int?,
+        target: Target, workspace: String?, kind: FaultKind, action: FaultAction, parameters: JSONObject, count: Int?,
         probability: JSONNumber?, seed: UInt64?
     ) {
         self.target = target
@@ -206,19 +175,18 @@ private struct RuleReader {
         return nil
     }
 
-    mutating func kind() -> FaultRule.Kind? {
-        let names = FaultRule.Kind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+    mutating func kind() -> FaultKind? {
         guard let value = object["kind"] else {
-            problem("kind", "is required: one of \(names)")
+            problem("kind", "is required: one of \(FaultKind.listed)")
             return nil
         }
-        if let kind = value.stringValue.flatMap(FaultRule.Kind.init(rawValue:)) { return kind }
-        problem("kind", "must be one of \(names), not \(shown(value))")
+        if let kind = value.stringValue.flatMap(FaultKind.init(rawValue:)) { return kind }
+        problem("kind", "must be one of \(FaultKind.listed), not \(shown(value))")
         return nil
     }
 
     /// The action of `kind` and its parameters as applied.
-    mutating func action(for kind: FaultRule.Kind) -> (FaultAction, JSONObject)? {
+    mutating func action(for kind: FaultKind) -> (FaultAction, JSONObject)? {
         switch kind {
         case .status:
             guard let code = integer("status", in: 400...599, required: true) else {
@@ -245,13 +213,8 @@ private struct RuleReader {
                 .truncateBody(afterBytes: afterBytes), afterBytes.map { ["afterBytes": .number(JSONNumber($0))] } ?? [:]
             )
         case .drop: return (.dropConnection, [:])
-        case .badSignature: return (.configBadSignature, [:])
-        case .unknownKeyID: return (.configUnknownKeyID, [:])
-        case .expired: return (.grantExpired, [:])
-        case .notYetValid: return (.grantNotYetValid, [:])
-        case .otherCustomer: return (.grantOtherCustomer, [:])
-        case .otherAudience: return (.grantOtherAudience, [:])
-        case .unsigned: return (.grantUnsigned, [:])
+        case .badSignature, .unknownKeyID, .expired, .notYetValid, .otherCustomer, .otherAudience, .unsigned:
+            return (.tamper(kind), [:])
         }
     }
 
@@ -299,13 +262,13 @@ private struct RuleReader {
     }
 
     /// Fields no kind takes, and the parameters of a kind other than this one.
-    mutating func refuseUnknownFields(kind: FaultRule.Kind?) {
+    mutating func refuseUnknownFields(kind: FaultKind?) {
         let allowed = Set(FaultRule.commonFields + (kind?.parameters ?? []))
         for key in object.keys where !allowed.contains(key) {
-            if let owner = FaultRule.Kind.allCases.first(where: { $0.parameters.contains(key) }) {
+            if let owner = FaultKind.allCases.first(where: { $0.parameters.contains(key) }) {
                 if kind != nil { problem(key, "applies only to kind \"\(owner.rawValue)\"") }
             } else {
-                let known = (FaultRule.commonFields + FaultRule.Kind.allCases.flatMap(\.parameters)).joined(
+                let known = (FaultRule.commonFields + FaultKind.allCases.flatMap(\.parameters)).joined(
                     separator: ", ")
                 problem(Quote.text(key), "is not a field of a fault rule; the fields are \(known)")
             }

@@ -10,24 +10,24 @@ enum GrantFaults {
 
     /// The claims as the fault issues them; other actions leave them as they are. A shifted window or
     /// another customer or audience gets the grant id that grant would have, as the issuer derives it.
-    static func apply(_ fault: FaultAction, to claims: [GrantClaims], ttl: Int64, now: Int64) -> [GrantClaims] {
+    static func apply(_ fault: FaultKind, to claims: [GrantClaims], ttl: Int64, now: Int64) -> [GrantClaims] {
         let ttl = max(1, ttl)
         let beyondLeeway = GrantVerifier.leewaySeconds + marginSeconds
         return claims.map { original in
             var claims = original
             switch fault {
-            case .grantExpired:
+            case .expired:
                 // exp + 60 s is already past.
                 claims.expiresAt = now - beyondLeeway
                 claims.notBefore = claims.expiresAt - ttl
                 claims.issuedAt = claims.notBefore
-            case .grantNotYetValid:
+            case .notYetValid:
                 // nbf is beyond now + 60 s.
                 claims.notBefore = now + beyondLeeway
                 claims.expiresAt = claims.notBefore + ttl
-            case .grantOtherCustomer:
+            case .otherCustomer:
                 claims.subject = original.subject + "-other"
-            case .grantOtherAudience:
+            case .otherAudience:
                 claims.audience = original.audience + "-other"
             default:
                 return original

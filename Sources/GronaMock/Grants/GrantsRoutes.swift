@@ -14,34 +14,33 @@ enum GrantsRoutes {
         "key", "apikey", "api_key", "secret", "secretkey", "secret_key", "access_token", "token", "authorization",
     ]
 
-    static func register(
-        on router: inout Router, registry: WorkspaceRegistry, clock: ServerClock, faults: FaultEngine, log: GrantLog
-    ) {
-        router.on(.post, "/v1/mobile/grants", bodyLimit: bodyLimit, faults: faults, endpoint: .grants) {
-            request, pass in
-            try grants(request, registry: registry, clock: clock, faults: &pass, log: log)
+    /// The fault endpoint `grants`.
+    static let pattern = "/v1/mobile/grants"
+
+    static func register(on router: inout Router, registry: WorkspaceRegistry, clock: ServerClock, log: GrantLog) {
+        router.on(.post, pattern, bodyLimit: bodyLimit) { request in
+            try grants(request, registry: registry, clock: clock, log: log)
         }
     }
 
     /// A grant fault issues grants that must be refused (expired, for another customer, unsigned…). The rules
     /// of the key's workspace are asked only once the key authenticated, so a refused request never fires them.
     private static func grants(
-        _ request: HTTPRequest, registry: WorkspaceRegistry, clock: ServerClock, faults pass: inout FaultEngine.Pass,
-        log: GrantLog
+        _ request: HTTPRequest, registry: WorkspaceRegistry, clock: ServerClock, log: GrantLog
     ) throws -> HTTPResponse {
         try refuseCredentialsInQuery(request, registry: registry)
         guard let secret = bearerToken(request.headers), let entry = registry.entry(forSecret: secret) else {
             throw HTTPError.unauthorized
         }
-        if let answer = pass.enter(workspace: entry.workspace.key) { return answer }
-        let fault = pass.fault
+        if let answer = request.faults?.enter(workspace: entry.workspace.key) { return answer }
+        let fault = request.faults?.fault
         let customerID = try readCustomerID(request)
         let now = clock.nowSeconds()
         var claims = GrantIssuer.claims(for: customerID, in: entry.workspace, now: now)
         if let fault { claims = GrantFaults.apply(fault, to: claims, ttl: entry.workspace.grantTTLSeconds, now: now) }
         let tokens: [String]
         do {
-            if fault == .grantUnsigned, let kid = entry.workspace.grantKeyIDs.first {
+            if fault == .unsigned, let kid = entry.workspace.grantKeyIDs.first {
                 tokens = GrantFaults.unsigned(claims, kid: kid)
             } else {
                 tokens = try GrantIssuer.sign(claims, workspace: entry.workspace, keys: registry.keys)

@@ -1,0 +1,79 @@
+import GronaJSON
+
+/// A stored event as the violation rules read it: the fields they use, anything missing nil (the store only
+/// holds events that passed validation, so the rules need not repeat it).
+struct CheckedEvent {
+    enum Preview {
+        case token(String)
+        case flag
+    }
+
+    /// A purchase's claimed treatment.
+    struct Claim {
+        var campaignID: String
+        var variantID: String
+        var placement: String?
+    }
+
+    var sequence: Int64
+    var eventID: String
+    var type: String
+    var installID: String
+    var customerID: String?
+    var correctedTimestamp: Int64?
+    var configRevision: Int64?
+    var demo: Bool?
+    var placement: String?
+    /// `type`, with `id` or `name` when present: `product sku-1`.
+    var screen: String
+    var key: String?
+    var visitID: String?
+    var campaignID: String?
+    var variantID: String?
+    var arm: String?
+    var preview: Preview?
+    var treatments: [Claim]
+
+    /// Reads a stored event: its JSON plus the server's `sequence`, `installID` and `correctedTimestamp`.
+    init(_ value: JSONValue) {
+        sequence = value["sequence"]?.int64Value ?? 0
+        eventID = value["eventID"]?.stringValue ?? ""
+        type = value["type"]?.stringValue ?? ""
+        installID = value["installID"]?.stringValue ?? ""
+        customerID = value["customerID"]?.stringValue
+        correctedTimestamp = value["correctedTimestamp"]?.int64Value ?? value["timestamp"]?.int64Value
+        configRevision = value["configRevision"]?.int64Value
+        demo = value["demo"]?.boolValue
+        placement = value["placement"]?.stringValue
+        let place = value["screen"]
+        screen = [place?["type"], place?["id"], place?["name"]].compactMap { $0?.stringValue }.joined(separator: " ")
+        key = value["key"]?.stringValue
+        visitID = value["visitID"]?.stringValue
+        campaignID = value["campaignID"]?.stringValue
+        variantID = value["variantID"]?.stringValue
+        arm = value["arm"]?.stringValue
+        switch value["preview"] {
+        case .string(let token) where !token.isEmpty: preview = .token(token)
+        case .bool(true): preview = .flag
+        default: preview = nil
+        }
+        treatments = (value["treatments"]?.arrayValue ?? []).compactMap { item in
+            guard let campaignID = item["campaignID"]?.stringValue, let variantID = item["variantID"]?.stringValue
+            else { return nil }
+            return Claim(campaignID: campaignID, variantID: variantID, placement: item["placement"]?.stringValue)
+        }
+    }
+
+    /// Whether the event is of one of `types`.
+    func isOne(of types: EventType...) -> Bool {
+        types.contains { $0.rawValue == type }
+    }
+
+    /// `An exposure (sequence 12)`: how a message starts.
+    var kind: String { "\(Self.article(type)) \(type) (sequence \(sequence))" }
+
+    /// `An` before a vowel, `A` otherwise, capitalised: messages start with it.
+    static func article(_ word: String) -> String {
+        word.first.map { "aeiou".contains($0) } == true ? "An" : "A"
+    }
+}

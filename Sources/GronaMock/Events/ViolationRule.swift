@@ -1,0 +1,58 @@
+import GronaJSON
+
+/// The SDK's side of the contract, checked on a stored event stream (contract §8, issue 6): what a correct
+/// SDK never sends. Declared once: the checker reports these cases, the JSON output names them by their wire
+/// name, and a test walks them to check that docs/violations.md and docs/openapi.yaml describe each. Adding
+/// one means adding its case here, its check in `ViolationsChecker+Rules.swift` (or `VisitLedger.swift` for a
+/// rule that needs the whole stream), its section in docs/violations.md and its name in the OpenAPI
+/// document's `rule` enum.
+public enum ViolationRule: String, Sendable, CaseIterable, Comparable {
+    /// More than one `eligible`, `anchor_visible`, `exposure` or `served` of one campaign in one visit.
+    case repeatedInVisit = "repeated_in_visit"
+    /// `exposure` or `served` in the `control` or `holdout` arm, where nothing is shown.
+    case shownInControlOrHoldout = "shown_in_control_or_holdout"
+    /// `action` or `dismiss` in a visit with no `served` of that campaign on that placement.
+    case actionWithoutServed = "action_without_served"
+    /// A campaign or variant id the workspace's configuration does not have.
+    case unknownCampaignOrVariant = "unknown_campaign_or_variant"
+    /// A placement other than the campaign's.
+    case wrongPlacement = "wrong_placement"
+    /// A variant or arm other than the one assignment (contract §5) gives the install or customer.
+    case wrongAssignment = "wrong_assignment"
+    /// An event for a campaign while it was killed, past the grace.
+    case eventAfterKill = "event_after_kill"
+    /// An offer shown, or its treatment claimed by a purchase, with no grant issued to that customer.
+    case offerWithoutGrant = "offer_without_grant"
+    /// `demo` contrary to the configuration's `demoMode`.
+    case demoMismatch = "demo_mismatch"
+
+    /// In the order declared: violations of one event are listed in that order.
+    public static func < (lhs: ViolationRule, rhs: ViolationRule) -> Bool {
+        (allCases.firstIndex(of: lhs) ?? 0) < (allCases.firstIndex(of: rhs) ?? 0)
+    }
+}
+
+/// One breach: the rule, the stored events involved (by `sequence`, and their `eventID`s) and a sentence.
+public struct Violation: Sendable, Equatable, CustomStringConvertible {
+    public var rule: ViolationRule
+    public var events: [Int64]
+    public var eventIDs: [String]
+    public var message: String
+
+    public init(rule: ViolationRule, events: [Int64], eventIDs: [String], message: String) {
+        self.rule = rule
+        self.events = events
+        self.eventIDs = eventIDs
+        self.message = message
+    }
+
+    public var description: String { "\(rule.rawValue) \(events): \(message)" }
+
+    /// As `GET /_mock/events/violations` lists it: `{"rule", "events", "eventIDs", "message"}`.
+    public var json: JSONValue {
+        .object([
+            "rule": .string(rule.rawValue), "events": .array(events.map { .number(JSONNumber($0)) }),
+            "eventIDs": .array(eventIDs.map { .string($0) }), "message": .string(message),
+        ])
+    }
+}

@@ -1,0 +1,79 @@
+/// The per-visit state of the two rules that need the whole stream before they can decide:
+/// `repeated_in_visit` (once-only events grouped by visit, screen, key and type) and `action_without_served`
+/// (actions and dismissals, and the visits that have a `served`, whatever order the events arrived in).
+/// `collect` takes each event; `violations()` decides at the end.
+struct VisitLedger {
+    /// The types the SDK logs at most once per visit.
+    static let onceOnlyTypes: Set<String> = Set(
+        [EventType.eligible, .anchorVisible, .exposure, .served].map(\.rawValue))
+
+    /// `repeated_in_visit`: each visit's once-only events, by what makes them the same, in first-seen order.
+    private var onceOnly: [VisitEventKey: [EventRef]] = [:]
+    private var order: [VisitEventKey] = []
+    /// `action_without_served`: visits that have a `served`, and the actions and dismissals to look up in them.
+    private var servedVisits: Set<VisitKey> = []
+    private var actions: [(VisitKey, EventRef, String)] = []
+
+    mutating func collect(_ event: CheckedEvent, campaignID: String) {
+        guard let visitID = event.visitID, let placement = event.placement else { return }
+        let visit = VisitKey(installID: event.installID, visitID: visitID, placement: placement, campaignID: campaignID)
+        let ref = EventRef(sequence: event.sequence, eventID: event.eventID)
+        if Self.onceOnlyTypes.contains(event.type) {
+            let key = VisitEventKey(visit: visit, screen: event.screen, key: event.key, type: event.type)
+            if onceOnly[key] == nil { order.append(key) }
+            onceOnly[key, default: []].append(ref)
+            if event.isOne(of: .served) { servedVisits.insert(visit) }
+        } else if event.isOne(of: .action, .dismiss) {
+            actions.append((visit, ref, event.type))
+        }
+    }
+
+    /// The groups of repeated once-only events, then the actions and dismissals without a `served`.
+    func violations() -> [Violation] {
+        var found: [Violation] = []
+        for key in order {
+            guard let refs = onceOnly[key], refs.count > 1 else { continue }
+            let sequences = refs.map { String($0.sequence) }.joined(separator: ", ")
+            let place = "\(key.visit.placement) on \(key.screen)" + (key.key.map { ", key \(Quote.text($0))" } ?? "")
+            found.append(
+                Violation(
+                    rule: .repeatedInVisit, events: refs.map(\.sequence), eventIDs: refs.map(\.eventID),
+                    message:
+                        "\(refs.count) \(key.type) events (sequences \(sequences)) for campaign "
+                        + "\(Quote.text(key.visit.campaignID)) in visit \(Quote.text(key.visit.visitID)) (\(place)); "
+                        + "the SDK logs \(key.type) at most once per visit."))
+        }
+        for (visit, ref, type) in actions where !servedVisits.contains(visit) {
+            found.append(
+                Violation(
+                    rule: .actionWithoutServed, events: [ref.sequence], eventIDs: [ref.eventID],
+                    message:
+                        "\(CheckedEvent.article(type)) \(type) (sequence \(ref.sequence)) for campaign "
+                        + "\(Quote.text(visit.campaignID)) in visit \(Quote.text(visit.visitID)) on "
+                        + "\(visit.placement), which has no served event."))
+        }
+        return found
+    }
+}
+
+/// One event, as a violation names it.
+private struct EventRef {
+    var sequence: Int64
+    var eventID: String
+}
+
+/// A visit of one install to one placement, for one campaign.
+private struct VisitKey: Hashable {
+    var installID: String
+    var visitID: String
+    var placement: String
+    var campaignID: String
+}
+
+/// What makes two once-only events the same: visit, screen, key and type.
+private struct VisitEventKey: Hashable {
+    var visit: VisitKey
+    var screen: String
+    var key: String?
+    var type: String
+}
