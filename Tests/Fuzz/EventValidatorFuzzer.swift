@@ -50,6 +50,8 @@ func eventValidatorFuzz(_ input: [UInt8]) {
     do {
         envelope = try EventValidator.envelope(document)
     } catch {
+        // The answer the client gets, from the one place domain errors become HTTP.
+        let error = error.httpError
         let tooMany = (document["events"]?.arrayValue?.count ?? 0) > EventValidator.maxEvents
         if error.status.code == 413 {
             Fuzz.require(error.code.rawValue == "payload_too_large" && tooMany, "a 413 for \(error.message)")

@@ -17,6 +17,32 @@ extension StorageError: HTTPErrorConvertible {
     }
 }
 
+extension EventValidator.EnvelopeError: HTTPErrorConvertible {
+    var httpError: HTTPError {
+        switch self {
+        case .invalid(let message):
+            HTTPError(.badRequest, code: .invalidEnvelope, message: "Invalid batch envelope: \(message).")
+        case .tooManyEvents(let count, let limit):
+            HTTPError(
+                .contentTooLarge, code: .payloadTooLarge,
+                message: "A batch holds at most \(limit) events; this one has \(count).")
+        }
+    }
+}
+
+extension InvalidFaultRule: HTTPErrorConvertible {
+    var httpError: HTTPError {
+        HTTPError(.badRequest, code: .invalidFault, message: problems.joined(separator: "; ") + ".")
+    }
+}
+
+/// The fault's own failure, not the client's: the rule was valid, building its tampered answer was not.
+extension FaultTamperingFailed: HTTPErrorConvertible {
+    var httpError: HTTPError {
+        HTTPError(.internalServerError, code: .signingFailed, message: "The injected fault failed: \(reason).")
+    }
+}
+
 extension ClockOutOfRange: HTTPErrorConvertible {
     public var httpError: HTTPError { HTTPError(.badRequest, code: .invalidClock, message: "refused: \(self).") }
 }

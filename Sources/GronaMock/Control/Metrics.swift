@@ -137,7 +137,7 @@ public final class Metrics: Sendable {
         recordRequest(
             route: answered.route, method: answered.method.description, status: answered.status,
             seconds: answered.seconds)
-        if answered.route == MetricsRoutes.configRoute {
+        if answered.route == ConfigRoutes.configPattern {
             if answered.status == 200 { add("grona_configs_served_total") }
             if answered.status == 304 { add("grona_configs_not_modified_total") }
         }

@@ -3,8 +3,6 @@ import GronaJSON
 
 /// `GET /_mock/metrics`: Prometheus text format, for load tests and dashboards.
 enum MetricsRoutes {
-    static let configRoute = "/v1/mobile/workspaces/{workspaceKey}/config"
-
     static func register(
         on router: inout Router, metrics: Metrics, events: EventStore, waits: @escaping @Sendable () -> Int,
         openConnections: @escaping @Sendable () -> Int

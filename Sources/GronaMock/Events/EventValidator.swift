@@ -21,8 +21,16 @@ enum EventValidator {
         var events: [JSONValue]
     }
 
-    /// Reads the envelope; a missing or malformed field is a 400 naming it.
-    static func envelope(_ document: JSONValue) throws(HTTPError) -> Envelope {
+    /// Why a batch's envelope cannot be read: the request fails as a whole (contract §7).
+    enum EnvelopeError: Error, Equatable {
+        /// A missing or malformed field, with a sentence naming it.
+        case invalid(String)
+        /// More events than one batch may hold.
+        case tooManyEvents(Int, limit: Int)
+    }
+
+    /// Reads the envelope; a missing or malformed field is an error naming it.
+    static func envelope(_ document: JSONValue) throws(EnvelopeError) -> Envelope {
         guard let root = document.objectValue else {
             throw invalid("the body must be a JSON object (the batch envelope)")
         }
@@ -45,9 +53,7 @@ enum EventValidator {
         }
         guard let events = root["events"]?.arrayValue else { throw invalid("events is required (a list)") }
         guard events.count <= maxEvents else {
-            throw HTTPError(
-                .contentTooLarge, code: .payloadTooLarge,
-                message: "A batch holds at most \(maxEvents) events; this one has \(events.count).")
+            throw .tooManyEvents(events.count, limit: maxEvents)
         }
         return Envelope(workspaceKey: workspaceKey, installID: installID, sentAt: sentAt, events: events)
     }
@@ -59,9 +65,7 @@ enum EventValidator {
         MockTime.clamped(timestamp + (receivedAt - sentAt))
     }
 
-    private static func invalid(_ message: String) -> HTTPError {
-        HTTPError(.badRequest, code: .invalidEnvelope, message: "Invalid batch envelope: \(message).")
-    }
+    private static func invalid(_ message: String) -> EnvelopeError { .invalid(message) }
 
     /// One event: its record, or the field and reason it was rejected for.
     static func event(

@@ -61,7 +61,12 @@ enum EventsRoutes {
         } catch {
             throw HTTPError(.badRequest, code: .malformedJson, message: "The body is not valid JSON: \(error).")
         }
-        let envelope = try EventValidator.envelope(document)
+        let envelope: EventValidator.Envelope
+        do {
+            envelope = try EventValidator.envelope(document)
+        } catch {
+            throw error.httpError
+        }
         guard registry.entry(for: envelope.workspaceKey) != nil else {
             throw HTTPError.unknownWorkspace(envelope.workspaceKey)
         }

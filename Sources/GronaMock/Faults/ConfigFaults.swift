@@ -1,4 +1,3 @@
-import GronaHTTP
 import GronaJSON
 
 /// The configuration faults (contract §4, §8): a served document that an SDK must refuse, each for one exact
@@ -11,7 +10,7 @@ enum ConfigFaults {
     /// ETag, so a client's cached ETag never turns the fault into a 304.
     static func tampered(
         _ configuration: SignedConfiguration, with fault: FaultKind
-    ) throws(HTTPError) -> SignedConfiguration {
+    ) throws(FaultTamperingFailed) -> SignedConfiguration {
         let document: [UInt8]
         switch fault {
         case .badSignature: document = try flippingSignatures(configuration.document)
@@ -27,7 +26,7 @@ enum ConfigFaults {
 
     /// The same document with one byte of every signature flipped: still 64 bytes of well-formed base64url
     /// under the right `kid`, so a verifier gets as far as the signature check and fails there.
-    private static func flippingSignatures(_ document: [UInt8]) throws(HTTPError) -> [UInt8] {
+    private static func flippingSignatures(_ document: [UInt8]) throws(FaultTamperingFailed) -> [UInt8] {
         guard var root = try? JSONParser().parse(document).objectValue,
             let entries = root["signatures"]?.arrayValue
         else { throw failure("the served configuration is not a JWS document") }
@@ -44,7 +43,7 @@ enum ConfigFaults {
     }
 
     /// The same payload, validly signed, but by a throwaway key under `unknownKeyID`.
-    private static func signedByUnknownKey(_ document: [UInt8]) throws(HTTPError) -> [UInt8] {
+    private static func signedByUnknownKey(_ document: [UInt8]) throws(FaultTamperingFailed) -> [UInt8] {
         guard let encoded = (try? JSONParser().parse(document))?["payload"]?.stringValue,
             let payload = Base64.urlDecode(encoded)
         else { throw failure("the served configuration is not a JWS document") }
@@ -56,7 +55,10 @@ enum ConfigFaults {
         }
     }
 
-    private static func failure(_ reason: String) -> HTTPError {
-        HTTPError(.internalServerError, code: .signingFailed, message: "The injected fault failed: \(reason).")
-    }
+    private static func failure(_ reason: String) -> FaultTamperingFailed { FaultTamperingFailed(reason: reason) }
+}
+
+/// A configuration fault that could not be built (the served document was not a JWS, or signing failed).
+struct FaultTamperingFailed: Error {
+    let reason: String
 }

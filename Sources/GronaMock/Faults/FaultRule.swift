@@ -104,7 +104,7 @@ struct FaultRule: Sendable {
 
 extension FaultRule {
     /// Reads a rule from `POST /_mock/faults`; every problem is reported at once, each naming its field.
-    static func parse(_ document: JSONValue) throws(HTTPError) -> FaultRule {
+    static func parse(_ document: JSONValue) throws(InvalidFaultRule) -> FaultRule {
         guard let object = document.objectValue else {
             throw invalid([
                 "the rule must be a JSON object like {\"endpoint\": \"config\", \"kind\": \"drop\", \"count\": 1}"
@@ -135,9 +135,7 @@ extension FaultRule {
             probability: probability, seed: seed)
     }
 
-    private static func invalid(_ problems: [String]) -> HTTPError {
-        HTTPError(.badRequest, code: .invalidFault, message: problems.joined(separator: "; ") + ".")
-    }
+    private static func invalid(_ problems: [String]) -> InvalidFaultRule { InvalidFaultRule(problems: problems) }
 }
 
 /// Reads the fields of one rule, collecting a sentence per problem.
@@ -282,4 +280,9 @@ private struct RuleReader {
         default: value.described
         }
     }
+}
+
+/// A fault rule that cannot be read: every problem, each naming its field.
+struct InvalidFaultRule: Error, Equatable {
+    let problems: [String]
 }

@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+/// The layers of docs/architecture.md, checked on the sources: what a reviewer would otherwise have to
+/// remember on every change.
+@Suite("Layering")
+struct LayeringTests {
+    static let sources = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Sources")
+
+    /// Every Swift file under `folder` of Sources, by its path from Sources, with its text.
+    static func files(in folder: String) throws -> [(path: String, text: String)] {
+        let root = sources.appendingPathComponent(folder)
+        guard let walker = FileManager.default.enumerator(atPath: root.path) else { return [] }
+        return try walker.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }.sorted().map { relative in
+            (folder + "/" + relative, try String(contentsOf: root.appendingPathComponent(relative), encoding: .utf8))
+        }
+    }
+
+    @Test("domain code throws its own errors: only routes, the control API and fault injection name HTTPError")
+    func noHTTPErrorInTheDomain() throws {
+        let files = try Self.files(in: "GronaMock")
+        #expect(files.count > 50, "the walk found \(files.count) files")
+        let speaksHTTP = { (path: String) in
+            path.hasSuffix("Routes.swift") || path.hasPrefix("GronaMock/Control/")
+                || path == "GronaMock/Faults/FaultInterception.swift" || path == "GronaMock/GronaMockServer.swift"
+        }
+        for file in files where !speaksHTTP(file.path) {
+            #expect(!file.text.contains("HTTPError"), "\(file.path) names HTTPError; throw a domain error instead")
+        }
+    }
+
+    @Test("each C library is imported in one place")
+    func cModules() throws {
+        var importers: [String: [String]] = [:]
+        for folder in ["GronaHTTP", "GronaJSON", "GronaMock", "GronaMockSQLite", "grona-mock"] {
+            for file in try Self.files(in: folder) {
+                for line in file.text.split(separator: "\n") where line.hasPrefix("import GronaC") {
+                    importers[String(line.dropFirst("import ".count)), default: []].append(file.path)
+                }
+            }
+        }
+        #expect(importers["GronaCSQLite"] == ["GronaMockSQLite/SQLite.swift"])
+        #expect(importers["GronaCOpenSSL"] == ["GronaMock/Signing/LibCrypto.swift"])
+        #expect(importers["GronaCZlib"] == ["GronaMock/Compression/Gzip.swift"])
+        #expect(importers["GronaCLinux"]?.allSatisfy { $0.hasPrefix("GronaHTTP/") } == true)
+    }
+
+    @Test("error codes are declared once: no ErrorCode is made from a string outside the two declaration files")
+    func errorCodesDeclaredOnce() throws {
+        let declarations: Set<String> = ["GronaHTTP/ErrorCode.swift", "GronaMock/Support/EngineErrorCodes.swift"]
+        for folder in ["GronaHTTP", "GronaMock", "GronaMockSQLite", "grona-mock"] {
+            for file in try Self.files(in: folder) where !declarations.contains(file.path) {
+                #expect(!file.text.contains("ErrorCode(\""), "\(file.path) makes an error code from a string")
+            }
+        }
+    }
+}
