@@ -7,14 +7,14 @@ import GronaJSON
 public final class GronaMockServer: Sendable {
     public let configuration: GronaMockConfiguration
     /// The served workspaces and their signed configurations.
-    public let workspaces: WorkspaceRegistry
-    public let clock: ServerClock
+    package let workspaces: WorkspaceRegistry
+    package let clock: ServerClock
     /// Received events.
-    public let events: EventStore
+    package let events: EventStore
     /// Injected faults.
-    public let faults: FaultEngine
+    package let faults: FaultEngine
     /// The grants handed out, for the SDK contract checks.
-    public let grants: GrantLog
+    package let grants: GrantLog
     private let server: HTTPServer
     private let watcher: WorkspaceWatcher
     private let waiters: EventWaiters

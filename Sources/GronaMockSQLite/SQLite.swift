@@ -1,4 +1,6 @@
 import GronaCSQLite
+import GronaHTTP
+import GronaJSON
 import GronaMock
 
 /// Every call into SQLite lives in this file: connections, statements, and the one function that turns

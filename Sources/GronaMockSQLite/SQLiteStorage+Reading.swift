@@ -1,3 +1,5 @@
+import GronaHTTP
+import GronaJSON
 import GronaMock
 
 /// The reads: every one on a reading connection, paged by sequence, bounded by the page's limit.

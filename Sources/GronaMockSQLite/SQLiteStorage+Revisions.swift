@@ -1,3 +1,5 @@
+import GronaHTTP
+import GronaJSON
 import GronaMock
 
 /// Configuration revisions (contract §4): one row per workspace, advanced in one IMMEDIATE transaction so that

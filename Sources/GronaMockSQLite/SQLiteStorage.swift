@@ -1,3 +1,5 @@
+import GronaHTTP
+import GronaJSON
 import GronaMock
 
 /// `GronaStorage` on one SQLite file: the default backend, for one process.

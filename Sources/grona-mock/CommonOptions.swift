@@ -1,3 +1,5 @@
+import GronaHTTP
+import GronaJSON
 import GronaMock
 
 /// Options several commands share, with the same names, variables and defaults as `serve`.

@@ -1,3 +1,5 @@
+import GronaHTTP
+import GronaJSON
 import GronaMock
 
 /// `grona-mock grants issue` and `grona-mock grants verify`: what an order-backend developer needs to see

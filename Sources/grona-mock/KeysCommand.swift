@@ -1,3 +1,5 @@
+import GronaHTTP
+import GronaJSON
 import GronaMock
 
 /// `grona-mock keys generate <kid>` and `grona-mock keys list`.

@@ -1,3 +1,5 @@
+import GronaHTTP
+import GronaJSON
 import GronaMock
 
 /// What every `GronaStorage` backend must do, as checks a backend's test target runs against a fresh,

@@ -3,15 +3,15 @@ import GronaHTTP
 import GronaJSON
 
 /// gzip (RFC 1952) through zlib. Every zlib call lives in this file.
-public enum Gzip {
+package enum Gzip {
     /// Why a gzip body could not be inflated.
-    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
         /// The inflated size passed `limit`; inflation stopped there, so a bomb costs at most `limit` bytes.
         case tooLarge(limit: Int)
         /// Not gzip, corrupt, or cut short.
         case malformed(String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .tooLarge(let limit): "the body inflates to more than \(limit) bytes"
             case .malformed(let reason): "the body is not valid gzip: \(reason)"
@@ -20,7 +20,7 @@ public enum Gzip {
     }
 
     /// Deflates `bytes` into one gzip member (level 6, zlib's default balance of size and speed).
-    public static func compress(_ bytes: [UInt8], level: Int32 = 6) -> [UInt8] {
+    package static func compress(_ bytes: [UInt8], level: Int32 = 6) -> [UInt8] {
         var stream = z_stream()
         guard grona_deflate_init_gzip(&stream, level) == Z_OK else { return [] }
         defer { deflateEnd(&stream) }
@@ -40,7 +40,7 @@ public enum Gzip {
 
     /// Inflates a gzip body, stopping with `.tooLarge` as soon as the output passes `limit` bytes.
     /// Concatenated members (RFC 1952 §2.2) are inflated in turn; trailing garbage is refused.
-    public static func decompress(_ bytes: [UInt8], limit: Int) throws(Failure) -> [UInt8] {
+    package static func decompress(_ bytes: [UInt8], limit: Int) throws(Failure) -> [UInt8] {
         var output: [UInt8] = []
         var offset = 0
         repeat {
@@ -86,5 +86,5 @@ public enum Gzip {
     }
 
     /// The linked zlib's version, for `--version`.
-    public static var libraryVersion: String { String(cString: zlibVersion()) }
+    package static var libraryVersion: String { String(cString: zlibVersion()) }
 }

@@ -6,10 +6,10 @@ import GronaJSON
 ///
 /// The protection belongs to the `/_mock` route group, not to the routes registered so far: a route added
 /// later, anywhere, is covered as well.
-public enum AdminToken {
+package enum AdminToken {
     /// Why a token cannot be used, or nil. An empty token would silently mean "no protection", and a token
     /// with white space or control characters could never match the trimmed header.
-    public static func problem(with token: String) -> String? {
+    package static func problem(with token: String) -> String? {
         if token.isEmpty { return "the admin token is empty (leave the option out to run without one)" }
         if token.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
             return "the admin token must not contain spaces or control characters"

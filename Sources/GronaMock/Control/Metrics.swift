@@ -5,7 +5,7 @@ import Synchronization
 /// Counters and histograms for `GET /_mock/metrics`, in the Prometheus text format (version 0.0.4).
 ///
 /// One lock over plain dictionaries: updates are a few per request, far from contended enough to need more.
-public final class Metrics: Sendable {
+package final class Metrics: Sendable {
     /// Upper bounds, in seconds, of the request latency buckets.
     static let latencyBuckets: [Double] = [
         0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
@@ -42,7 +42,7 @@ public final class Metrics: Sendable {
 
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
     func recordRequest(route: String, method: String, status: Int, seconds: Double) {
         state.withLock { state in

@@ -7,13 +7,13 @@ import GronaJSON
 /// analyst opens the export. Following the OWASP guidance on CSV injection, a text cell that begins with
 /// `=`, `+`, `-`, `@`, a tab, a carriage return or NUL is prefixed with `'` and quoted; every quote inside
 /// a quoted cell is doubled. Numbers and booleans are written as they are: they cannot hold a formula.
-public enum EventCSV {
+package enum EventCSV {
     /// The scalars a spreadsheet reads as the start of a formula (or that hide one).
     static let formulaStarts: Set<Unicode.Scalar> = ["=", "+", "-", "@", "\t", "\r", "\n", "\u{0}"]
 
     /// One text cell, neutralised and quoted as needed. Decided on Unicode scalars, not characters: a quote
     /// or `=` followed by a combining mark is one Character to Swift but still a quote or `=` to a spreadsheet.
-    public static func textCell(_ text: String) -> String {
+    package static func textCell(_ text: String) -> String {
         let scalars = text.unicodeScalars
         let neutralised = scalars.first.map(formulaStarts.contains) == true
         let needsQuotes = neutralised || scalars.contains { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }
@@ -30,7 +30,7 @@ public enum EventCSV {
     }
 
     /// One row of `columns` from an event's JSON; a missing or structured value is an empty cell.
-    public static func row(_ event: JSONValue, columns: [String]) -> String {
+    package static func row(_ event: JSONValue, columns: [String]) -> String {
         columns.map { column in
             switch event[column] {
             case .string(let value)?: textCell(value)

@@ -5,7 +5,7 @@ import Synchronization
 /// Received events, over whichever `GronaStorage` backend the server was given: written through the one
 /// writer thread, read from any thread off the event loops, and shaped here into the inspection API's JSON
 /// so that every backend answers alike.
-public final class EventStore: Sendable {
+package final class EventStore: Sendable {
     let storage: any GronaStorage
     let writer: EventWriter?
 
@@ -20,10 +20,10 @@ public final class EventStore: Sendable {
     }
 
     /// The storage's size on disk, 0 when it does not know.
-    public func databaseBytes() -> Int64 { storage.bytesUsed() ?? 0 }
+    package func databaseBytes() -> Int64 { storage.bytesUsed() ?? 0 }
 
     /// A store that only reads: the command line's, on the database file, with or without a server running.
-    public init(readingFrom storage: any GronaStorage) {
+    package init(readingFrom storage: any GronaStorage) {
         self.storage = storage
         writer = nil
     }
@@ -79,10 +79,10 @@ public final class EventStore: Sendable {
     // MARK: - Reading
 
     /// The sequence of the newest stored event (0 when there is none).
-    public func lastSequence() throws(StorageError) -> Int64 { try storage.lastSequence() }
+    package func lastSequence() throws(StorageError) -> Int64 { try storage.lastSequence() }
 
     /// Stored events matching `filter`, one page, each as its JSON plus the server's fields.
-    public func events(_ filter: EventFilter, page: EventPage) throws(StorageError) -> (
+    package func events(_ filter: EventFilter, page: EventPage) throws(StorageError) -> (
         events: [JSONValue], nextCursor: Int64?
     ) {
         let stored = try storage.events(matching: filter, page: page)
@@ -101,10 +101,10 @@ public final class EventStore: Sendable {
     }
 
     /// How many stored events match.
-    public func count(_ filter: EventFilter) throws(StorageError) -> Int { try storage.count(matching: filter) }
+    package func count(_ filter: EventFilter) throws(StorageError) -> Int { try storage.count(matching: filter) }
 
     /// Rejected events, with their reasons, oldest first.
-    public func rejected(workspace: String?, page: EventPage) throws(StorageError) -> (
+    package func rejected(workspace: String?, page: EventPage) throws(StorageError) -> (
         events: [JSONValue], nextCursor: Int64?
     ) {
         let stored = try storage.rejectedEvents(workspace: workspace, page: page)
@@ -124,7 +124,7 @@ public final class EventStore: Sendable {
     /// Per campaign, variant and arm: the count of each event type, and the purchases (and revenue, in minor
     /// units) whose claimed treatments name that campaign and variant, each purchase once however many of
     /// its treatments name them. Demo events are counted apart.
-    public func summary(workspace: String) throws(StorageError) -> JSONValue {
+    package func summary(workspace: String) throws(StorageError) -> JSONValue {
         struct Key: Hashable {
             var campaign: String
             var variant: String

@@ -1,6 +1,6 @@
 /// The event types of contract §7, declared once. Adding one means adding its case here, its checks in
 /// `EventValidator`, and its entry in docs/schemas/events-batch.schema.json (a test walks the cases).
-public enum EventType: String, CaseIterable, Sendable {
+package enum EventType: String, CaseIterable, Sendable {
     case eligible
     case anchorVisible = "anchor_visible"
     case exposure
@@ -10,11 +10,11 @@ public enum EventType: String, CaseIterable, Sendable {
     case purchase
 
     /// The types that report on one placement (every type but `purchase`).
-    public var isPlacementEvent: Bool { self != .purchase }
+    package var isPlacementEvent: Bool { self != .purchase }
 }
 
 /// The placements of contract §3, declared once (workspaces and events both name them).
-public enum Placement: String, CaseIterable, Sendable {
+package enum Placement: String, CaseIterable, Sendable {
     case homeTop = "home_top"
     case homeFeed = "home_feed"
     case plpInline = "plp_inline"

@@ -6,7 +6,7 @@ import GronaJSON
 /// one means adding its case here, its check in `ViolationsChecker+Rules.swift` (or `VisitLedger.swift` for a
 /// rule that needs the whole stream), its section in docs/violations.md and its name in the OpenAPI
 /// document's `rule` enum.
-public enum ViolationRule: String, Sendable, CaseIterable, Comparable {
+package enum ViolationRule: String, Sendable, CaseIterable, Comparable {
     /// More than one `eligible`, `anchor_visible`, `exposure` or `served` of one campaign in one visit.
     case repeatedInVisit = "repeated_in_visit"
     /// `exposure` or `served` in the `control` or `holdout` arm, where nothing is shown.
@@ -27,29 +27,29 @@ public enum ViolationRule: String, Sendable, CaseIterable, Comparable {
     case demoMismatch = "demo_mismatch"
 
     /// In the order declared: violations of one event are listed in that order.
-    public static func < (lhs: ViolationRule, rhs: ViolationRule) -> Bool {
+    package static func < (lhs: ViolationRule, rhs: ViolationRule) -> Bool {
         (allCases.firstIndex(of: lhs) ?? 0) < (allCases.firstIndex(of: rhs) ?? 0)
     }
 }
 
 /// One breach: the rule, the stored events involved (by `sequence`, and their `eventID`s) and a sentence.
-public struct Violation: Sendable, Equatable, CustomStringConvertible {
-    public var rule: ViolationRule
-    public var events: [Int64]
-    public var eventIDs: [String]
-    public var message: String
+package struct Violation: Sendable, Equatable, CustomStringConvertible {
+    package var rule: ViolationRule
+    package var events: [Int64]
+    package var eventIDs: [String]
+    package var message: String
 
-    public init(rule: ViolationRule, events: [Int64], eventIDs: [String], message: String) {
+    package init(rule: ViolationRule, events: [Int64], eventIDs: [String], message: String) {
         self.rule = rule
         self.events = events
         self.eventIDs = eventIDs
         self.message = message
     }
 
-    public var description: String { "\(rule.rawValue) \(events): \(message)" }
+    package var description: String { "\(rule.rawValue) \(events): \(message)" }
 
     /// As `GET /_mock/events/violations` lists it: `{"rule", "events", "eventIDs", "message"}`.
-    public var json: JSONValue {
+    package var json: JSONValue {
         .object([
             "rule": .string(rule.rawValue), "events": .array(events.map { .number(JSONNumber($0)) }),
             "eventIDs": .array(eventIDs.map { .string($0) }), "message": .string(message),

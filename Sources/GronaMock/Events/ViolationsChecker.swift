@@ -3,15 +3,15 @@ import GronaJSON
 
 /// When a campaign was killed, and revived if it was, on the server's clock (Unix epoch milliseconds) and in
 /// configuration revisions. Open (`revivedAt` nil) while the campaign is still killed.
-public struct KillInterval: Sendable, Equatable {
-    public var killedAt: Int64
+package struct KillInterval: Sendable, Equatable {
+    package var killedAt: Int64
     /// The first revision served with the campaign killed.
-    public var killedRevision: Int64
-    public var revivedAt: Int64?
+    package var killedRevision: Int64
+    package var revivedAt: Int64?
     /// The first revision served with the campaign live again.
-    public var revivedRevision: Int64?
+    package var revivedRevision: Int64?
 
-    public init(killedAt: Int64, killedRevision: Int64, revivedAt: Int64? = nil, revivedRevision: Int64? = nil) {
+    package init(killedAt: Int64, killedRevision: Int64, revivedAt: Int64? = nil, revivedRevision: Int64? = nil) {
         self.killedAt = killedAt
         self.killedRevision = killedRevision
         self.revivedAt = revivedAt
@@ -25,25 +25,25 @@ public struct KillInterval: Sendable, Equatable {
 ///
 /// The rules are `ViolationRule`; the checks of one event are in `ViolationsChecker+Rules.swift`, the two
 /// that need the whole stream in `VisitLedger`, and how a stored event is read in `CheckedEvent`.
-public struct ViolationsChecker {
+package struct ViolationsChecker {
     /// How long after a kill an event without `configRevision` is still forgiven: the SDK applies a kill at
     /// once, but only once its configuration refresh lands.
-    public static let defaultGraceMilliseconds: Int64 = 5_000
+    package static let defaultGraceMilliseconds: Int64 = 5_000
 
-    public let workspace: Workspace
+    package let workspace: Workspace
     /// Per campaign id, oldest first.
-    public let kills: [String: [KillInterval]]
-    public let graceMilliseconds: Int64
+    package let kills: [String: [KillInterval]]
+    package let graceMilliseconds: Int64
     /// Whether the server issued a grant for (customerID, campaignID, variantID).
-    public let grantIssued: (_ customerID: String, _ campaignID: String, _ variantID: String) -> Bool
+    package let grantIssued: (_ customerID: String, _ campaignID: String, _ variantID: String) -> Bool
 
-    public private(set) var checkedEvents = 0
+    package private(set) var checkedEvents = 0
     /// The violations of single events, in the order found.
     private var found: [Violation] = []
     /// `repeated_in_visit` and `action_without_served`, decided in `finish`.
     private var visits = VisitLedger()
 
-    public init(
+    package init(
         workspace: Workspace, kills: [String: [KillInterval]] = [:],
         graceMilliseconds: Int64 = ViolationsChecker.defaultGraceMilliseconds,
         grantIssued: @escaping (_ customerID: String, _ campaignID: String, _ variantID: String) -> Bool
@@ -55,7 +55,7 @@ public struct ViolationsChecker {
     }
 
     /// Every violation in `events` (stored events as `GET /_mock/events` lists them), in one call.
-    public static func check(
+    package static func check(
         _ events: [JSONValue], workspace: Workspace, kills: [String: [KillInterval]] = [:],
         graceMilliseconds: Int64 = defaultGraceMilliseconds,
         grantIssued: @escaping (_ customerID: String, _ campaignID: String, _ variantID: String) -> Bool
@@ -67,7 +67,7 @@ public struct ViolationsChecker {
     }
 
     /// Checks one stored event: its JSON plus the server's `sequence`, `installID` and `correctedTimestamp`.
-    public mutating func add(_ stored: JSONValue) {
+    package mutating func add(_ stored: JSONValue) {
         checkedEvents += 1
         let event = CheckedEvent(stored)
         checkDemo(event)
@@ -103,7 +103,7 @@ public struct ViolationsChecker {
     }
 
     /// The violations found, ordered by their first event and then by rule.
-    public func finish() -> [Violation] {
+    package func finish() -> [Violation] {
         let all = found + visits.violations()
         return all.sorted { ($0.events.first ?? 0, $0.rule) < ($1.events.first ?? 0, $1.rule) }
     }

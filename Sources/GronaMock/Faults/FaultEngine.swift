@@ -10,14 +10,14 @@ import Synchronization
 /// lists and removes rules. Rules are checked in the order
 /// they were added and the first that fires applies; the state is behind one lock, so concurrent requests each
 /// see a consistent count and draw.
-public final class FaultEngine: Sendable {
+package final class FaultEngine: Sendable {
     /// The endpoints a rule can target, each the route of one pattern: which endpoint a request is comes
     /// from the route that took it (`FaultEngine.group`).
-    public enum Endpoint: String, Sendable, CaseIterable {
+    package enum Endpoint: String, Sendable, CaseIterable {
         case config, grants, events
 
         /// The pattern of the route that serves the endpoint, as its routes file registers it.
-        public var pattern: String {
+        package var pattern: String {
             switch self {
             case .config: ConfigRoutes.configPattern
             case .grants: GrantsRoutes.pattern
@@ -26,7 +26,7 @@ public final class FaultEngine: Sendable {
         }
 
         /// The endpoint a route pattern serves; nil for a route that is not faultable.
-        public init?(route pattern: String) {
+        package init?(route pattern: String) {
             guard let endpoint = Self.allCases.first(where: { $0.pattern == pattern }) else { return nil }
             self = endpoint
         }
@@ -40,7 +40,7 @@ public final class FaultEngine: Sendable {
 
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
     /// The fault to apply to this request, if a rule fires for it.
     ///
@@ -90,7 +90,7 @@ public final class FaultEngine: Sendable {
 
     /// Removes every rule (`DELETE /_mock/faults`, `POST /_mock/reset`) and says how many there were.
     @discardableResult
-    public func clear() -> Int {
+    package func clear() -> Int {
         state.withLock { state in
             let count = state.rules.count
             state.rules.removeAll()
@@ -114,14 +114,14 @@ enum FaultAction: Sendable, Equatable {
 /// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators", 2014; Vigna's
 /// reference `splitmix64.c`): the generator behind probabilistic fault rules. It is fixed, so that a seed
 /// gives the same fires on every machine and in every version, and anyone can predict them offline.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    public private(set) var state: UInt64
+package struct SplitMix64: RandomNumberGenerator, Sendable {
+    package private(set) var state: UInt64
 
-    public init(seed: UInt64) {
+    package init(seed: UInt64) {
         state = seed
     }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -131,7 +131,7 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
 
     /// Whether a draw fires at `probability`: its top 53 bits, as a fraction of 2^53, fall below it. So 0
     /// never fires and 1 always does.
-    public static func fires(_ draw: UInt64, probability: Double) -> Bool {
+    package static func fires(_ draw: UInt64, probability: Double) -> Bool {
         Double(draw >> 11) * 0x1p-53 < probability
     }
 }

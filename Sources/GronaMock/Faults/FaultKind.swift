@@ -4,7 +4,7 @@
 /// parameters below, and for its action in `FaultRule`), its effect in `FaultInterception.swift` (the generic
 /// kinds) or in the endpoint's own fault file (`ConfigFaults`, `GrantFaults`), its section in docs/faults.md
 /// and its name in docs/openapi.yaml (`FaultKind`, and the `FaultRule` schema for its endpoint or parameters).
-public enum FaultKind: String, Sendable, CaseIterable {
+package enum FaultKind: String, Sendable, CaseIterable {
     /// An error status with the contract's error body, and `Retry-After`.
     case status
     /// The ordinary answer, late.
@@ -29,7 +29,7 @@ public enum FaultKind: String, Sendable, CaseIterable {
     case unsigned
 
     /// The only endpoint a kind makes sense on; nil for the kinds every endpoint can suffer.
-    public var onlyEndpoint: FaultEngine.Endpoint? {
+    package var onlyEndpoint: FaultEngine.Endpoint? {
         switch self {
         case .status, .delay, .drop, .truncate: nil
         case .badSignature, .unknownKeyID: .config
@@ -38,7 +38,7 @@ public enum FaultKind: String, Sendable, CaseIterable {
     }
 
     /// The parameters the kind takes, beyond the fields every rule has.
-    public var parameters: [String] {
+    package var parameters: [String] {
         switch self {
         case .status: ["status", "retryAfterSeconds"]
         case .delay: ["delayMs"]

@@ -2,25 +2,25 @@ import GronaHTTP
 import GronaJSON
 
 /// The claims of a grant (contract §6), in the order they are written.
-public struct GrantClaims: Sendable, Equatable {
-    public var issuer: String
+package struct GrantClaims: Sendable, Equatable {
+    package var issuer: String
     /// The workspace key.
-    public var audience: String
+    package var audience: String
     /// The customer id.
-    public var subject: String
+    package var subject: String
     /// Stable for one customer, campaign and variant within one grant window; single use is enforced on it.
-    public var grantID: String
-    public var issuedAt: Int64
-    public var notBefore: Int64
-    public var expiresAt: Int64
-    public var campaignID: String
-    public var variantID: String
-    public var placement: String
-    public var treatment: Treatment
-    public var demo: Bool
+    package var grantID: String
+    package var issuedAt: Int64
+    package var notBefore: Int64
+    package var expiresAt: Int64
+    package var campaignID: String
+    package var variantID: String
+    package var placement: String
+    package var treatment: Treatment
+    package var demo: Bool
 
     /// The payload's JSON bytes.
-    public var json: [UInt8] {
+    package var json: [UInt8] {
         let object: JSONObject = [
             "iss": .string(issuer), "aud": .string(audience), "sub": .string(subject), "jti": .string(grantID),
             "iat": .number(JSONNumber(issuedAt)), "nbf": .number(JSONNumber(notBefore)),
@@ -35,7 +35,7 @@ public struct GrantClaims: Sendable, Equatable {
     }
 
     /// Reads claims back from a payload; nil when a claim is missing or of the wrong type.
-    public init?(json: [UInt8]) {
+    package init?(json: [UInt8]) {
         guard let object = try? JSONParser().parse(json).objectValue,
             let issuer = object["iss"]?.stringValue, let audience = object["aud"]?.stringValue,
             let subject = object["sub"]?.stringValue, let grantID = object["jti"]?.stringValue,
@@ -51,7 +51,7 @@ public struct GrantClaims: Sendable, Equatable {
             placement: placement, treatment: Treatment(type: type, valueMilli: valueMilli), demo: demo)
     }
 
-    public init(
+    package init(
         issuer: String, audience: String, subject: String, grantID: String, issuedAt: Int64, notBefore: Int64,
         expiresAt: Int64, campaignID: String, variantID: String, placement: String, treatment: Treatment, demo: Bool
     ) {

@@ -2,17 +2,17 @@ import GronaHTTP
 import GronaJSON
 
 /// Decides which grants a customer gets and signs them (contract §6).
-public enum GrantIssuer {
-    public static let issuer = "grona-mock"
+package enum GrantIssuer {
+    package static let issuer = "grona-mock"
 
     /// Why no grants could be signed for a workspace.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
-        public let description: String
+    package struct Failure: Error, Sendable, CustomStringConvertible {
+        package let description: String
     }
 
     /// The grants `customerID` holds at `now`: one for each live, scheduled campaign assigned by customer in
     /// which the customer is not held out and is assigned a variant whose component is an offer.
-    public static func claims(for customerID: String, in workspace: Workspace, now: Int64) -> [GrantClaims] {
+    package static func claims(for customerID: String, in workspace: Workspace, now: Int64) -> [GrantClaims] {
         guard !Assignment.isHeldOut(customerID, by: workspace.holdout) else { return [] }
         let ttl = max(1, workspace.grantTTLSeconds)
         // Grant windows: within one, a grant keeps its jti, nbf and exp; the next window is a new grant.
@@ -33,7 +33,8 @@ public enum GrantIssuer {
 
     /// Compact JWS for each claim set, signed afresh with the first grant key: `{"alg":"ES256","kid":…,
     /// "typ":"grona-grant+jwt"}`.
-    public static func sign(_ claims: [GrantClaims], workspace: Workspace, keys: KeyStore) throws(Failure) -> [String] {
+    package static func sign(_ claims: [GrantClaims], workspace: Workspace, keys: KeyStore) throws(Failure) -> [String]
+    {
         guard let kid = workspace.grantKeyIDs.first, let key = keys[kid] else {
             throw Failure(description: "workspace \"\(workspace.key)\" has no grant key to sign with")
         }

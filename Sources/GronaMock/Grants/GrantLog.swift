@@ -4,19 +4,19 @@ import Synchronization
 
 /// Which grants the server has issued, per workspace and customer: the SDK contract checks ask whether an
 /// offer was shown, or a treatment claimed, without a grant behind it.
-public final class GrantLog: Sendable {
-    public struct Issued: Hashable, Sendable {
-        public let workspace: String
-        public let customerID: String
-        public let campaignID: String
-        public let variantID: String
+package final class GrantLog: Sendable {
+    package struct Issued: Hashable, Sendable {
+        package let workspace: String
+        package let customerID: String
+        package let campaignID: String
+        package let variantID: String
     }
 
     private let issued = Mutex<Set<Issued>>([])
     private let onIssued: @Sendable (Int) -> Void
 
     /// `onIssued` hears how many grants each answer handed out (the metrics count them).
-    public init(onIssued: @escaping @Sendable (Int) -> Void = { _ in }) {
+    package init(onIssued: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.onIssued = onIssued
     }
 
@@ -32,7 +32,8 @@ public final class GrantLog: Sendable {
         }
     }
 
-    public func wasIssued(workspace: String, customerID: String, campaignID: String, variantID: String? = nil) -> Bool {
+    package func wasIssued(workspace: String, customerID: String, campaignID: String, variantID: String? = nil) -> Bool
+    {
         issued.withLock { set in
             set.contains {
                 $0.workspace == workspace && $0.customerID == customerID && $0.campaignID == campaignID
@@ -41,7 +42,7 @@ public final class GrantLog: Sendable {
         }
     }
 
-    public func clear(workspace: String? = nil) {
+    package func clear(workspace: String? = nil) {
         issued.withLock { set in
             if let workspace { set = set.filter { $0.workspace != workspace } } else { set.removeAll() }
         }

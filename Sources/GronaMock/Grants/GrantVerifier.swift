@@ -3,18 +3,18 @@ import GronaJSON
 
 /// Verifies a grant as an order backend must (contract §6): the ES256 signature with the key its `kid`
 /// names, `typ` `grona-grant+jwt`, `aud` the workspace, and `nbf`/`exp` with 60 s of leeway.
-public enum GrantVerifier {
-    public static let leewaySeconds: Int64 = 60
+package enum GrantVerifier {
+    package static let leewaySeconds: Int64 = 60
 
     /// The exact reason a grant is refused; never quotes the token.
-    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
         case token(JWSVerifier.Failure)
         case malformedClaims
         case wrongAudience(expected: String, found: String)
         case notYetValid(notBefore: Int64, now: Int64)
         case expired(expiresAt: Int64, now: Int64)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .token(let failure): "\(failure)"
             case .malformedClaims: "the claims are missing a required claim or have one of the wrong type"
@@ -30,7 +30,7 @@ public enum GrantVerifier {
 
     /// The grant's claims when every check passes. `audience` nil skips the audience check (the caller
     /// then checks `aud` itself).
-    public static func verify(
+    package static func verify(
         _ token: String, keys: [String: P256PublicKey], audience: String?, now: Int64
     ) throws(Failure) -> GrantClaims {
         let verified: JWSVerifier.Verified

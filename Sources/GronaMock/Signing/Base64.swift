@@ -4,22 +4,22 @@ import GronaJSON
 /// Base64 (RFC 4648 §4) and base64url without padding (§5, as JWS uses it: RFC 7515 §2), both decoded
 /// strictly: a wrong alphabet, padding in base64url, a stray character or non-zero spare bits is an error,
 /// so one byte string has exactly one accepted encoding.
-public enum Base64 {
+package enum Base64 {
     private static let standardAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
     private static let urlAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// Standard base64 with `=` padding (the SPKI strings of `configKeys`).
-    public static func encode(_ bytes: some Collection<UInt8>) -> String {
+    package static func encode(_ bytes: some Collection<UInt8>) -> String {
         encode(bytes, alphabet: standardAlphabet, padding: true)
     }
 
     /// base64url without padding.
-    public static func urlEncode(_ bytes: some Collection<UInt8>) -> String {
+    package static func urlEncode(_ bytes: some Collection<UInt8>) -> String {
         encode(bytes, alphabet: urlAlphabet, padding: false)
     }
 
     /// Standard base64 with the padding it must have; nil for anything else.
-    public static func decode(_ text: some StringProtocol) -> [UInt8]? {
+    package static func decode(_ text: some StringProtocol) -> [UInt8]? {
         var body = Substring(text)
         var padding = 0
         while body.last == "=" && padding < 2 {
@@ -34,7 +34,7 @@ public enum Base64 {
     }
 
     /// base64url without padding; nil for padding, other characters, a length of 1 mod 4, or spare bits.
-    public static func urlDecode(_ text: some StringProtocol) -> [UInt8]? {
+    package static func urlDecode(_ text: some StringProtocol) -> [UInt8]? {
         decode(text.utf8, alphabet: urlAlphabet)
     }
 

@@ -2,17 +2,17 @@ import GronaHTTP
 import GronaJSON
 
 /// The `typ` values that keep a configuration and a grant from passing for each other (RFC 8725 §3.11).
-public enum JOSEType: String, Sendable, CaseIterable {
+package enum JOSEType: String, Sendable, CaseIterable {
     case configuration = "grona-config+jws"
     case grant = "grona-grant+jwt"
 }
 
 /// A signing key with its key id.
-public struct NamedSigningKey: Sendable {
-    public let kid: String
-    public let key: P256SigningKey
+package struct NamedSigningKey: Sendable {
+    package let kid: String
+    package let key: P256SigningKey
 
-    public init(kid: String, key: P256SigningKey) {
+    package init(kid: String, key: P256SigningKey) {
         self.kid = kid
         self.key = key
     }
@@ -20,14 +20,14 @@ public struct NamedSigningKey: Sendable {
 
 /// Produces ES256 JWS documents (RFC 7515) with the protected header the contract pins:
 /// `{"alg":"ES256","kid":…,"typ":…}`.
-public enum JWSSigner {
+package enum JWSSigner {
     /// The protected header's exact bytes. Written by hand so its member order and spacing never vary.
     static func protectedHeader(kid: String, type: JOSEType) -> [UInt8] {
         Array("{\"alg\":\"ES256\",\"kid\":\(JSONText.quoted(kid)),\"typ\":\(JSONText.quoted(type.rawValue))}".utf8)
     }
 
     /// Compact serialization (RFC 7515 §7.1): `header.payload.signature`, each base64url.
-    public static func compact(payload: [UInt8], type: JOSEType, signer: NamedSigningKey) throws(CryptoError) -> String
+    package static func compact(payload: [UInt8], type: JOSEType, signer: NamedSigningKey) throws(CryptoError) -> String
     {
         let signingInput =
             Base64.urlEncode(protectedHeader(kid: signer.kid, type: type)) + "." + Base64.urlEncode(payload)
@@ -37,7 +37,7 @@ public enum JWSSigner {
 
     /// General JSON Serialization (RFC 7515 §7.2.1) with one signature per key, in the order given:
     /// `{"payload":…,"signatures":[{"protected":…,"signature":…},…]}`.
-    public static func general(
+    package static func general(
         payload: [UInt8], type: JOSEType, signers: [NamedSigningKey]
     ) throws(CryptoError) -> [UInt8] {
         let encodedPayload = Base64.urlEncode(payload)

@@ -4,9 +4,9 @@ import GronaJSON
 /// Verifies ES256 JWS documents as the SDK and order backends must: `alg` pinned to ES256 (so `none` and
 /// algorithm confusion fail), `typ` checked, the key picked by `kid` from a fixed set, every part decoded
 /// strictly, and anything malformed rejected with the exact reason.
-public enum JWSVerifier {
+package enum JWSVerifier {
     /// Why a JWS was refused. The description is a sentence for a person; it never quotes the token.
-    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
         case malformed(String)
         case algorithmNotAllowed(String)
         case wrongType(expected: String, found: String?)
@@ -15,7 +15,7 @@ public enum JWSVerifier {
         case unsupportedCriticalHeader
         case badSignature
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .malformed(let reason): "malformed JWS: \(reason)"
             case .algorithmNotAllowed(let alg): "alg \(JSONText.quoted(alg.prefix(40))) is not allowed; only ES256"
@@ -30,24 +30,24 @@ public enum JWSVerifier {
     }
 
     /// A verified compact JWS: its protected header and payload.
-    public struct Verified: Sendable {
-        public let header: JSONObject
-        public let payload: [UInt8]
-        public var kid: String? { header["kid"]?.stringValue }
+    package struct Verified: Sendable {
+        package let header: JSONObject
+        package let payload: [UInt8]
+        package var kid: String? { header["kid"]?.stringValue }
     }
 
     // MARK: - Compact
 
     /// Checks only that `token` is a well-formed ES256 JWS signed by `key` (RFC 7515 §5.2): no `typ` or
     /// `kid` policy. This is what RFC 7515 Appendix A.3 exercises.
-    public static func verifyCompact(_ token: String, key: P256PublicKey) throws(Failure) -> Verified {
+    package static func verifyCompact(_ token: String, key: P256PublicKey) throws(Failure) -> Verified {
         let parts = try CompactParts(token)
         try checkSignature(parts.signature, input: parts.signingInput, key: key)
         return Verified(header: parts.header, payload: parts.payload)
     }
 
     /// Verifies a compact JWS of `type` with the key its `kid` names in `keys`.
-    public static func verifyCompact(
+    package static func verifyCompact(
         _ token: String, keys: [String: P256PublicKey], type: JOSEType
     ) throws(Failure) -> Verified {
         let parts = try CompactParts(token)
@@ -59,11 +59,11 @@ public enum JWSVerifier {
     // MARK: - General JSON Serialization
 
     /// One signature of a General JSON Serialization document and whether it verified on its own.
-    public struct SignatureCheck: Sendable {
-        public let kid: String?
-        public let result: Result<Void, Failure>
+    package struct SignatureCheck: Sendable {
+        package let kid: String?
+        package let result: Result<Void, Failure>
 
-        public var isValid: Bool {
+        package var isValid: Bool {
             if case .success = result { return true }
             return false
         }
@@ -71,7 +71,7 @@ public enum JWSVerifier {
 
     /// Checks each signature of a General JSON Serialization document (RFC 7515 §7.2.1) alone. Throws only
     /// when the document itself is malformed.
-    public static func verifyGeneral(
+    package static func verifyGeneral(
         _ document: [UInt8], keys: [String: P256PublicKey], type: JOSEType
     ) throws(Failure) -> (payload: [UInt8], signatures: [SignatureCheck]) {
         guard let root = try? JSONParser().parse(document).objectValue else {

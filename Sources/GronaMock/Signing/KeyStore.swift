@@ -2,10 +2,10 @@ import GronaHTTP
 import GronaJSON
 
 /// The signing keys of `keys/`: one P-256 private key per `<kid>.pem` (contract §2).
-public struct KeyStore: Sendable {
+package struct KeyStore: Sendable {
     /// Key ids are file names, so they are held to `[A-Za-z0-9._-]{1,64}` (contract §1): no id can
     /// become a path.
-    public static func isValidKeyID(_ kid: some StringProtocol) -> Bool {
+    package static func isValidKeyID(_ kid: some StringProtocol) -> Bool {
         (1...64).contains(kid.utf8.count)
             && kid.utf8.allSatisfy { byte in
                 switch byte {
@@ -17,17 +17,17 @@ public struct KeyStore: Sendable {
             } && kid != "." && kid != ".."
     }
 
-    public private(set) var keys: [String: P256SigningKey]
-    public let directory: String
+    package private(set) var keys: [String: P256SigningKey]
+    package let directory: String
 
-    public init(directory: String, keys: [String: P256SigningKey]) {
+    package init(directory: String, keys: [String: P256SigningKey]) {
         self.directory = directory
         self.keys = keys
     }
 
     /// Every `*.pem` in `directory`; other files (the README) are ignored. Problems are collected per
     /// file, so one bad key is reported without hiding the others.
-    public static func load(from directory: String) throws(FileSystem.Failure) -> (KeyStore, problems: [String]) {
+    package static func load(from directory: String) throws(FileSystem.Failure) -> (KeyStore, problems: [String]) {
         var keys: [String: P256SigningKey] = [:]
         var problems: [String] = []
         for name in try FileSystem.list(directory) where name.hasSuffix(".pem") {
@@ -46,13 +46,13 @@ public struct KeyStore: Sendable {
         return (KeyStore(directory: directory, keys: keys), problems)
     }
 
-    public subscript(kid: String) -> P256SigningKey? { keys[kid] }
+    package subscript(kid: String) -> P256SigningKey? { keys[kid] }
 
     /// Key ids in a stable order.
-    public var keyIDs: [String] { keys.keys.sorted() }
+    package var keyIDs: [String] { keys.keys.sorted() }
 
     /// Adds a key in memory (rotation and tests).
-    public mutating func insert(_ key: P256SigningKey, kid: String) {
+    package mutating func insert(_ key: P256SigningKey, kid: String) {
         keys[kid] = key
     }
 }

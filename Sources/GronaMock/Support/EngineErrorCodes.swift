@@ -3,31 +3,31 @@ import GronaHTTP
 /// The engine's error codes, each declared once (the HTTP core declares its own in `ErrorCode`).
 /// docs/errors.md and docs/openapi.yaml list every one; a test walks `engineCodes` to keep them so.
 extension ErrorCode {
-    public static let adminTokenRequired = ErrorCode("admin_token_required")
-    public static let changeFailed = ErrorCode("change_failed")
-    public static let injectedFault = ErrorCode("injected_fault")
-    public static let invalidClock = ErrorCode("invalid_clock")
-    public static let invalidCustomerId = ErrorCode("invalid_customer_id")
-    public static let invalidEnvelope = ErrorCode("invalid_envelope")
-    public static let invalidFault = ErrorCode("invalid_fault")
-    public static let invalidQuery = ErrorCode("invalid_query")
-    public static let invalidRequest = ErrorCode("invalid_request")
-    public static let invalidWorkspace = ErrorCode("invalid_workspace")
-    public static let malformedJson = ErrorCode("malformed_json")
-    public static let notAClone = ErrorCode("not_a_clone")
-    public static let secretInQuery = ErrorCode("secret_in_query")
-    public static let secretKeyInUse = ErrorCode("secret_key_in_use")
-    public static let signingFailed = ErrorCode("signing_failed")
-    public static let storageUnavailable = ErrorCode("storage_unavailable")
-    public static let unauthorized = ErrorCode("unauthorized")
-    public static let unknownCampaign = ErrorCode("unknown_campaign")
-    public static let unknownFault = ErrorCode("unknown_fault")
-    public static let unknownWorkspace = ErrorCode("unknown_workspace")
-    public static let unsupportedMediaType = ErrorCode("unsupported_media_type")
-    public static let workspaceExists = ErrorCode("workspace_exists")
+    package static let adminTokenRequired = ErrorCode("admin_token_required")
+    package static let changeFailed = ErrorCode("change_failed")
+    package static let injectedFault = ErrorCode("injected_fault")
+    package static let invalidClock = ErrorCode("invalid_clock")
+    package static let invalidCustomerId = ErrorCode("invalid_customer_id")
+    package static let invalidEnvelope = ErrorCode("invalid_envelope")
+    package static let invalidFault = ErrorCode("invalid_fault")
+    package static let invalidQuery = ErrorCode("invalid_query")
+    package static let invalidRequest = ErrorCode("invalid_request")
+    package static let invalidWorkspace = ErrorCode("invalid_workspace")
+    package static let malformedJson = ErrorCode("malformed_json")
+    package static let notAClone = ErrorCode("not_a_clone")
+    package static let secretInQuery = ErrorCode("secret_in_query")
+    package static let secretKeyInUse = ErrorCode("secret_key_in_use")
+    package static let signingFailed = ErrorCode("signing_failed")
+    package static let storageUnavailable = ErrorCode("storage_unavailable")
+    package static let unauthorized = ErrorCode("unauthorized")
+    package static let unknownCampaign = ErrorCode("unknown_campaign")
+    package static let unknownFault = ErrorCode("unknown_fault")
+    package static let unknownWorkspace = ErrorCode("unknown_workspace")
+    package static let unsupportedMediaType = ErrorCode("unsupported_media_type")
+    package static let workspaceExists = ErrorCode("workspace_exists")
 
     /// Every code the engine can answer with.
-    public static let engineCodes: [ErrorCode] = [
+    package static let engineCodes: [ErrorCode] = [
         .adminTokenRequired, .changeFailed, .injectedFault, .invalidClock, .invalidCustomerId, .invalidEnvelope,
         .invalidFault, .invalidQuery, .invalidRequest, .invalidWorkspace, .malformedJson, .notAClone, .secretInQuery,
         .secretKeyInUse, .signingFailed, .storageUnavailable, .unauthorized, .unknownCampaign, .unknownFault,
@@ -35,5 +35,5 @@ extension ErrorCode {
     ]
 
     /// Every code grona-mock can answer with.
-    public static var allCodes: [ErrorCode] { serverCodes + engineCodes }
+    package static var allCodes: [ErrorCode] { serverCodes + engineCodes }
 }

@@ -9,15 +9,15 @@ import Darwin
 
 /// The few file operations the engine needs, over POSIX: whole-file reads with a size cap, directory
 /// listings, atomic writes, and modification stamps for hot reload.
-public enum FileSystem {
+package enum FileSystem {
     /// A file that could not be read or written, with the path and the system's reason.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
-        public let description: String
+    package struct Failure: Error, Sendable, CustomStringConvertible {
+        package let description: String
         init(_ description: String) { self.description = description }
     }
 
     /// The whole file; fails for anything but a regular file, or one over `maxBytes`.
-    public static func read(_ path: String, maxBytes: Int = 16 * 1024 * 1024) throws(Failure) -> [UInt8] {
+    package static func read(_ path: String, maxBytes: Int = 16 * 1024 * 1024) throws(Failure) -> [UInt8] {
         // O_NONBLOCK: opening a FIFO dropped into the folder must not block the caller (the reload lock,
         // start-up); it is refused below as not a regular file. Reads of a regular file ignore the flag.
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
@@ -43,7 +43,7 @@ public enum FileSystem {
     }
 
     /// Names in a directory (no `.` entries), sorted so that every listing is in the same order.
-    public static func list(_ directory: String) throws(Failure) -> [String] {
+    package static func list(_ directory: String) throws(Failure) -> [String] {
         guard let handle = opendir(directory) else { throw Failure("cannot read directory \(directory): \(reason())") }
         defer { closedir(handle) }
         var names: [String] = []
@@ -56,20 +56,20 @@ public enum FileSystem {
         return names.sorted()
     }
 
-    public static func isDirectory(_ path: String) -> Bool {
+    package static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// A file's size in bytes, or nil when it does not exist.
-    public static func size(_ path: String) -> Int64? {
+    package static func size(_ path: String) -> Int64? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return Int64(info.st_size)
     }
 
     /// Creates a directory and any missing parents (mode 0755); an existing directory is fine.
-    public static func createDirectory(_ path: String) throws(Failure) {
+    package static func createDirectory(_ path: String) throws(Failure) {
         var partial = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             partial += "/" + component
@@ -81,18 +81,18 @@ public enum FileSystem {
     }
 
     /// The absolute path with every symbolic link and `..` resolved, or nil when it does not exist.
-    public static func resolvedPath(_ path: String) -> String? {
+    package static func resolvedPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
     }
 
-    public static func exists(_ path: String) -> Bool {
+    package static func exists(_ path: String) -> Bool {
         access(path, F_OK) == 0
     }
 
     /// A stamp that changes when the file is replaced or edited: modification time, size and inode.
-    public static func stamp(_ path: String) -> String? {
+    package static func stamp(_ path: String) -> String? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         #if canImport(Glibc)
@@ -105,7 +105,7 @@ public enum FileSystem {
 
     /// Writes through a temporary file and a rename, so a reader never sees half a file; `mode` sets the
     /// permissions (0600 for private keys). Refuses to replace an existing file unless `replace` is set.
-    public static func write(
+    package static func write(
         _ bytes: [UInt8], to path: String, mode: mode_t = 0o644, replace: Bool = true
     ) throws(Failure) {
         if !replace && exists(path) { throw Failure("\(path) already exists") }

@@ -11,8 +11,8 @@ import Darwin
 /// The times the mock can show: 1970-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z, in Unix epoch
 /// milliseconds. Every date the contract carries (JWT `iat`/`nbf`/`exp`, `issuedAt`, event times) fits, and
 /// so does any sum of two of them, so arithmetic on clock readings cannot overflow.
-public enum MockTime {
-    public static let range: ClosedRange<Int64> = 0...253_402_300_799_999
+package enum MockTime {
+    package static let range: ClosedRange<Int64> = 0...253_402_300_799_999
 
     /// Unix seconds as milliseconds, moved into the range first (a stored `issuedAt` from any source).
     static func milliseconds(fromSeconds seconds: Int64) -> Int64 {
@@ -26,15 +26,15 @@ public enum MockTime {
 }
 
 /// A change to the clock, as `POST /_mock/clock` asks for it: applied in this order, all or nothing.
-public struct ClockChange: Sendable, Equatable {
-    public var reset = false
-    public var offsetMilliseconds: Int64?
-    public var advanceMilliseconds: Int64?
+package struct ClockChange: Sendable, Equatable {
+    package var reset = false
+    package var offsetMilliseconds: Int64?
+    package var advanceMilliseconds: Int64?
     /// true freezes (at `freezeAt`, or now), false lets a frozen clock run again.
-    public var freeze: Bool?
-    public var freezeAt: Int64?
+    package var freeze: Bool?
+    package var freezeAt: Int64?
 
-    public init(
+    package init(
         reset: Bool = false, offsetMilliseconds: Int64? = nil, advanceMilliseconds: Int64? = nil, freeze: Bool? = nil,
         freezeAt: Int64? = nil
     ) {
@@ -47,10 +47,10 @@ public struct ClockChange: Sendable, Equatable {
 }
 
 /// A clock change refused because the clock would leave `MockTime.range`; nothing was changed.
-public struct ClockOutOfRange: Error, Sendable, CustomStringConvertible {
+package struct ClockOutOfRange: Error, Sendable, CustomStringConvertible {
     /// Where the change would have put the clock (saturated at the ends of Int64).
-    public let wouldBe: Int64
-    public var description: String {
+    package let wouldBe: Int64
+    package var description: String {
         "the clock would read \(wouldBe) ms, outside 1970-01-01T00:00:00Z…9999-12-31T23:59:59.999Z "
             + "(0…\(MockTime.range.upperBound) ms)"
     }
@@ -62,7 +62,7 @@ public struct ClockOutOfRange: Error, Sendable, CustomStringConvertible {
 /// `receivedAt`) reads this clock, so a test can move time without waiting. Logs and timeouts do not.
 /// Readings always lie in `MockTime.range`: `apply` refuses a change that would leave it, and the plain
 /// setters used in process clamp.
-public final class ServerClock: Sendable {
+package final class ServerClock: Sendable {
     private struct State {
         var offsetMilliseconds: Int64 = 0
         var frozenAt: Int64?
@@ -101,16 +101,16 @@ public final class ServerClock: Sendable {
 
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
     /// Unix epoch milliseconds, as the mock sees them; always in `MockTime.range`.
-    public func nowMilliseconds() -> Int64 {
+    package func nowMilliseconds() -> Int64 {
         let wall = Self.wallMilliseconds()
         return MockTime.clamped(state.withLock { $0.now(wall: wall) })
     }
 
     /// Unix epoch seconds, as the mock sees them.
-    public func nowSeconds() -> Int64 { nowMilliseconds() / 1000 }
+    package func nowSeconds() -> Int64 { nowMilliseconds() / 1000 }
 
     static func wallMilliseconds() -> Int64 {
         var spec = timespec()
@@ -119,7 +119,7 @@ public final class ServerClock: Sendable {
     }
 
     /// Applies `change` whole, or refuses it (changing nothing) when the clock would leave `MockTime.range`.
-    public func apply(_ change: ClockChange) throws(ClockOutOfRange) {
+    package func apply(_ change: ClockChange) throws(ClockOutOfRange) {
         let wall = Self.wallMilliseconds()
         try state.withLock { state throws(ClockOutOfRange) in
             let next = state.applying(change, wall: wall)
@@ -136,30 +136,30 @@ public final class ServerClock: Sendable {
     }
 
     /// Shifts the clock by `milliseconds` (a frozen clock stays frozen, at the shifted time).
-    public func advance(byMilliseconds milliseconds: Int64) {
+    package func advance(byMilliseconds milliseconds: Int64) {
         applyClamped(ClockChange(advanceMilliseconds: milliseconds))
     }
 
     /// Stops the clock at `milliseconds` (or at now, when nil).
-    public func freeze(atMilliseconds milliseconds: Int64? = nil) {
+    package func freeze(atMilliseconds milliseconds: Int64? = nil) {
         applyClamped(ClockChange(freeze: true, freezeAt: milliseconds))
     }
 
     /// Lets a frozen clock run again from where it stood.
-    public func unfreeze() { applyClamped(ClockChange(freeze: false)) }
+    package func unfreeze() { applyClamped(ClockChange(freeze: false)) }
 
     /// Sets the offset from the wall clock (a frozen clock stays frozen).
-    public func setOffset(milliseconds: Int64) { applyClamped(ClockChange(offsetMilliseconds: milliseconds)) }
+    package func setOffset(milliseconds: Int64) { applyClamped(ClockChange(offsetMilliseconds: milliseconds)) }
 
     /// Now, the offset, and whether the clock is frozen, read together.
-    public func snapshot() -> (now: Int64, offsetMilliseconds: Int64, frozen: Bool) {
+    package func snapshot() -> (now: Int64, offsetMilliseconds: Int64, frozen: Bool) {
         let wall = Self.wallMilliseconds()
         let state = self.state.withLock { $0 }
         return (MockTime.clamped(state.now(wall: wall)), state.offsetMilliseconds, state.frozenAt != nil)
     }
 
     /// Back to the wall clock.
-    public func reset() {
+    package func reset() {
         state.withLock { $0 = State() }
     }
 }

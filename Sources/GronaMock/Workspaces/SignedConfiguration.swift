@@ -3,15 +3,15 @@ import GronaJSON
 
 /// One revision of a workspace's configuration, signed once and served byte-identical until it changes
 /// (contract §4): the JWS document, its gzip form, and a strong ETag for each.
-public struct SignedConfiguration: Sendable {
-    public let workspaceKey: String
-    public let revision: Int64
-    public let issuedAt: Int64
+package struct SignedConfiguration: Sendable {
+    package let workspaceKey: String
+    package let revision: Int64
+    package let issuedAt: Int64
     /// The JWS in General JSON Serialization, exactly as served.
-    public let document: [UInt8]
-    public let etag: String
-    public let gzipped: [UInt8]
-    public let gzipETag: String
+    package let document: [UInt8]
+    package let etag: String
+    package let gzipped: [UInt8]
+    package let gzipETag: String
 
     init(workspaceKey: String, stored: StoredConfigRevision) {
         self.workspaceKey = workspaceKey
@@ -50,7 +50,7 @@ enum ConfigurationSigner {
     static let serverMembers = ["schemaVersion", "workspaceKey", "revision", "issuedAt"]
 
     /// What makes a revision: the payload without its revision and time, and the keys that sign it, by id
-    /// and by public key (a rotation, or a key file replaced under the same id, is a new revision even when
+    /// and by package key (a rotation, or a key file replaced under the same id, is a new revision even when
     /// the campaigns are the same; otherwise the stored signature of the old key would keep being served).
     static func contentHash(for workspace: Workspace, keys: KeyStore) -> [UInt8] {
         var material = payload(for: workspace, revision: 0, issuedAt: 0)

@@ -2,26 +2,26 @@ import GronaHTTP
 import GronaJSON
 
 /// One problem found in a workspace: where (a JSON path) and why (a sentence a person can act on).
-public struct ValidationProblem: Sendable, Equatable, CustomStringConvertible {
-    public enum Severity: String, Sendable {
+package struct ValidationProblem: Sendable, Equatable, CustomStringConvertible {
+    package enum Severity: String, Sendable {
         /// The workspace is not served (unless loaded deliberately as invalid).
         case error
         /// Served anyway: a decision type from a newer SDK, a field grona-mock does not know.
         case warning
     }
 
-    public let severity: Severity
-    public let path: JSONPath
-    public let reason: String
+    package let severity: Severity
+    package let path: JSONPath
+    package let reason: String
 
-    public init(_ severity: Severity, _ path: JSONPath, _ reason: String) {
+    package init(_ severity: Severity, _ path: JSONPath, _ reason: String) {
         self.severity = severity
         self.path = path
         self.reason = reason
     }
 
     /// `campaigns[2].placement: unknown placement "home_topp"` (contract §4, Validation).
-    public var description: String {
+    package var description: String {
         path.isRoot ? reason : "\(path): \(reason)"
     }
 }

@@ -3,56 +3,56 @@ import GronaJSON
 
 /// A validated workspace (contract §3): what the server needs typed, plus the configuration body exactly
 /// as it is served.
-public struct Workspace: Sendable {
-    public var key: String
+package struct Workspace: Sendable {
+    package var key: String
     /// Server-side API keys for the grants endpoint. Never logged, never served.
-    public var secretKeys: [String]
+    package var secretKeys: [String]
     /// Every key signs the configuration; the first is current.
-    public var configKeyIDs: [String]
+    package var configKeyIDs: [String]
     /// The first key signs grants; all are published.
-    public var grantKeyIDs: [String]
-    public var grantTTLSeconds: Int64
-    public var demoMode: Bool
-    public var holdout: Holdout?
-    public var campaigns: [Campaign]
+    package var grantKeyIDs: [String]
+    package var grantTTLSeconds: Int64
+    package var demoMode: Bool
+    package var holdout: Holdout?
+    package var campaigns: [Campaign]
     /// The payload body (contract §4) without the fields the server fills in, defaults applied.
-    public var config: JSONObject
+    package var config: JSONObject
 
-    public func campaign(_ id: String) -> Campaign? { campaigns.first { $0.id == id } }
+    package func campaign(_ id: String) -> Campaign? { campaigns.first { $0.id == id } }
 }
 
 /// `settings.holdout`: `weight` buckets out of 10,000 see nothing from any campaign (contract §5).
-public struct Holdout: Sendable, Equatable {
-    public var salt: String
-    public var weight: Int64
+package struct Holdout: Sendable, Equatable {
+    package var salt: String
+    package var weight: Int64
 
-    public init(salt: String, weight: Int64) {
+    package init(salt: String, weight: Int64) {
         self.salt = salt
         self.weight = weight
     }
 }
 
-public struct Campaign: Sendable {
-    public enum Status: String, Sendable {
+package struct Campaign: Sendable {
+    package enum Status: String, Sendable {
         case live, killed
     }
 
-    public enum AssignmentUnit: String, Sendable {
+    package enum AssignmentUnit: String, Sendable {
         case install, customer
     }
 
-    public var id: String
-    public var status: Status
-    public var priority: Int64
-    public var placement: String
-    public var assignmentUnit: AssignmentUnit
-    public var salt: String
+    package var id: String
+    package var status: Status
+    package var priority: Int64
+    package var placement: String
+    package var assignmentUnit: AssignmentUnit
+    package var salt: String
     /// Unix seconds; either bound may be open.
-    public var startsAt: Int64?
-    public var endsAt: Int64?
-    public var variants: [Variant]
+    package var startsAt: Int64?
+    package var endsAt: Int64?
+    package var variants: [Variant]
 
-    public init(
+    package init(
         id: String, status: Status, priority: Int64, placement: String, assignmentUnit: AssignmentUnit, salt: String,
         startsAt: Int64?, endsAt: Int64?, variants: [Variant]
     ) {
@@ -68,23 +68,23 @@ public struct Campaign: Sendable {
     }
 
     /// Live and inside its schedule at `now` (Unix seconds).
-    public func isActive(at now: Int64) -> Bool {
+    package func isActive(at now: Int64) -> Bool {
         status == .live && (startsAt.map { now >= $0 } ?? true) && (endsAt.map { now < $0 } ?? true)
     }
 }
 
-public struct Variant: Sendable {
-    public var id: String
-    public var weight: Int64
-    public var isControl: Bool
+package struct Variant: Sendable {
+    package var id: String
+    package var weight: Int64
+    package var isControl: Bool
     /// The component's type (`banner`, `progress`, `offer`, `message`), if it has one.
-    public var componentType: String?
+    package var componentType: String?
     /// The decision's type, if it has one.
-    public var decisionType: String?
+    package var decisionType: String?
     /// The offer's treatment, for grants.
-    public var treatment: Treatment?
+    package var treatment: Treatment?
 
-    public init(
+    package init(
         id: String, weight: Int64, isControl: Bool, componentType: String? = nil, decisionType: String? = nil,
         treatment: Treatment? = nil
     ) {
@@ -98,11 +98,11 @@ public struct Variant: Sendable {
 }
 
 /// An offer's treatment (contract §4): `valueMilli` in thousandths (10000 with `percent_off` is 10 %).
-public struct Treatment: Sendable, Equatable {
-    public var type: String
-    public var valueMilli: Int64
+package struct Treatment: Sendable, Equatable {
+    package var type: String
+    package var valueMilli: Int64
 
-    public init(type: String, valueMilli: Int64) {
+    package init(type: String, valueMilli: Int64) {
         self.type = type
         self.valueMilli = valueMilli
     }

@@ -6,7 +6,7 @@ import GronaJSON
 /// revision; `reset` puts everything back to the files.
 extension WorkspaceRegistry {
     /// Why a run-time change was refused.
-    public enum ChangeError: Error, Sendable {
+    package enum ChangeError: Error, Sendable {
         case invalid([ValidationProblem])
         case unknownWorkspace(String)
         case unknownCampaign(String)
@@ -21,7 +21,7 @@ extension WorkspaceRegistry {
     /// Serves `document` as workspace `key`, in place of its file until a reset. With `allowInvalid`, a
     /// workspace with errors is served anyway (to test how an SDK rejects bad campaigns).
     @discardableResult
-    public func put(
+    package func put(
         _ key: String, document: JSONValue, allowInvalid: Bool = false, origin: Origin = .runtime
     ) throws(ChangeError) -> Entry {
         try loading.withLock { _ throws(ChangeError) in
@@ -31,7 +31,7 @@ extension WorkspaceRegistry {
 
     /// Sets one campaign's `status` (`killed` is the kill switch; `live` revives it).
     @discardableResult
-    public func setStatus(
+    package func setStatus(
         _ status: Campaign.Status, campaign campaignID: String, in key: String
     ) throws(ChangeError) -> Entry {
         try loading.withLock { _ throws(ChangeError) in
@@ -53,7 +53,7 @@ extension WorkspaceRegistry {
 
     /// Copies workspace `key` as `newKey`: the same content and keys, its own secret key (a secret picks the
     /// workspace on the grants endpoint, so it cannot be shared) and its own events.
-    public func clone(_ key: String, as newKey: String, secretKey: String?) throws(ChangeError) -> (Entry, String) {
+    package func clone(_ key: String, as newKey: String, secretKey: String?) throws(ChangeError) -> (Entry, String) {
         try loading.withLock { _ throws(ChangeError) -> (Entry, String) in
             let current = try existing(key)
             guard Identifiers.isWorkspaceKey(newKey) else {
@@ -74,7 +74,7 @@ extension WorkspaceRegistry {
     }
 
     /// Stops serving a clone (its events are the caller's to delete).
-    public func removeClone(_ key: String) throws(ChangeError) {
+    package func removeClone(_ key: String) throws(ChangeError) {
         try loading.withLock { _ throws(ChangeError) in
             let current = try existing(key)
             guard current.origin == .clone else { throw .notAClone(key) }
@@ -83,14 +83,14 @@ extension WorkspaceRegistry {
     }
 
     /// Which key list `rotate` turns.
-    public enum KeyRole: String, Sendable {
+    package enum KeyRole: String, Sendable {
         case config, grant
     }
 
     /// The next key becomes current and the old one stays published (second in the list); when there is no
     /// next key, a new one is generated (in memory only, until a reset).
     @discardableResult
-    public func rotate(_ role: KeyRole, in key: String) throws(ChangeError) -> Entry {
+    package func rotate(_ role: KeyRole, in key: String) throws(ChangeError) -> Entry {
         try loading.withLock { _ throws(ChangeError) in
             let current = try existing(key)
             var list = role == .config ? current.workspace.configKeyIDs : current.workspace.grantKeyIDs
@@ -119,7 +119,7 @@ extension WorkspaceRegistry {
     }
 
     /// Drops every run-time change, clone and generated key, and serves the files again.
-    public func reset() {
+    package func reset() {
         loading.withLock { _ in
             state.withLock { state in
                 state.entries = state.entries.filter { $0.value.origin == .file }

@@ -7,37 +7,37 @@ import Synchronization
 ///
 /// A file with errors is not served; an edit that breaks a served file keeps its last good revision
 /// serving, and every error is logged. Revisions come from the database, so they never go back.
-public final class WorkspaceRegistry: Sendable {
+package final class WorkspaceRegistry: Sendable {
     /// A served workspace.
-    public struct Entry: Sendable {
-        public let workspace: Workspace
-        public let configuration: SignedConfiguration
+    package struct Entry: Sendable {
+        package let workspace: Workspace
+        package let configuration: SignedConfiguration
         /// The file it came from, or nil for one set at run time.
-        public let sourcePath: String?
+        package let sourcePath: String?
         /// Warnings (and, for a workspace served deliberately invalid, errors).
-        public let problems: [ValidationProblem]
+        package let problems: [ValidationProblem]
         /// The document it was read from: a file's content, or what a test put at run time.
-        public let source: JSONValue
-        public let origin: Origin
+        package let source: JSONValue
+        package let origin: Origin
     }
 
     /// Where a served workspace came from. Run-time changes hide the file until `reset`.
-    public enum Origin: String, Sendable {
+    package enum Origin: String, Sendable {
         case file, runtime, clone
     }
 
     /// What loading one file did.
-    public struct FileReport: Sendable {
-        public enum Outcome: Sendable, Equatable {
+    package struct FileReport: Sendable {
+        package enum Outcome: Sendable, Equatable {
             case served(revision: Int64)
             /// Errors: not served; a previously good revision, if any, keeps serving.
             case rejected(keptRevision: Int64?)
             case removed
         }
 
-        public let path: String
-        public let outcome: Outcome
-        public let problems: [ValidationProblem]
+        package let path: String
+        package let outcome: Outcome
+        package let problems: [ValidationProblem]
     }
 
     struct State {
@@ -50,14 +50,14 @@ public final class WorkspaceRegistry: Sendable {
     }
 
     /// Files whose last load failed, with the first error of each, in file order.
-    public var loadErrors: [(file: String, message: String)] {
+    package var loadErrors: [(file: String, message: String)] {
         state.withLock { $0.fileErrors }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
     /// How many workspaces are served now.
-    public var servedCount: Int { state.withLock { $0.entries.count } }
+    package var servedCount: Int { state.withLock { $0.entries.count } }
 
-    public let directory: String
+    package let directory: String
     private let revisions: any GronaStorage
     let clock: ServerClock
     let logger: Logger
@@ -65,7 +65,7 @@ public final class WorkspaceRegistry: Sendable {
     /// Serialises loading, so two reloads never sign the same change twice; readers do not take it.
     let loading = Mutex(())
 
-    public init(
+    package init(
         directory: String, keys: KeyStore, revisions: any GronaStorage, clock: ServerClock, logger: Logger
     ) {
         self.directory = directory
@@ -77,13 +77,13 @@ public final class WorkspaceRegistry: Sendable {
 
     // MARK: - Reading
 
-    public func entry(for workspaceKey: String) -> Entry? {
+    package func entry(for workspaceKey: String) -> Entry? {
         state.withLock { $0.entries[workspaceKey] }
     }
 
     /// The workspace whose secret key this is. Every secret of every workspace is compared in constant
     /// time, so the answer's timing says nothing about how close a guess came.
-    public func entry(forSecret secret: String) -> Entry? {
+    package func entry(forSecret secret: String) -> Entry? {
         let entries = state.withLock { Array($0.entries.values) }
         var found: Entry?
         for entry in entries {
@@ -94,11 +94,11 @@ public final class WorkspaceRegistry: Sendable {
         return found
     }
 
-    public var workspaceKeys: [String] {
+    package var workspaceKeys: [String] {
         state.withLock { $0.entries.keys.sorted() }
     }
 
-    public var keys: KeyStore {
+    package var keys: KeyStore {
         state.withLock { $0.keys }
     }
 
@@ -106,7 +106,7 @@ public final class WorkspaceRegistry: Sendable {
 
     /// Loads every `<workspaceKey>.json` in the directory, and drops workspaces whose file is gone.
     @discardableResult
-    public func loadDirectory() -> [FileReport] {
+    package func loadDirectory() -> [FileReport] {
         loading.withLock { _ in reload(force: true) }
     }
 
@@ -115,7 +115,7 @@ public final class WorkspaceRegistry: Sendable {
 
     /// Reloads files whose stamp changed since the last look (and all of them when a key changed).
     @discardableResult
-    public func reloadChangedFiles() -> [FileReport] {
+    package func reloadChangedFiles() -> [FileReport] {
         loading.withLock { _ in reload(force: false) }
     }
 

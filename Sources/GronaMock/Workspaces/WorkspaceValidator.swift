@@ -3,21 +3,21 @@ import GronaJSON
 
 /// Validates a workspace file (contract §3 and §4) and reports every problem at once, each with its JSON
 /// path; see docs/workspaces.md for the rules.
-public enum WorkspaceValidator {
+package enum WorkspaceValidator {
     /// The outcome: the workspace as far as it could be read, and every problem found.
-    public struct Outcome: Sendable {
+    package struct Outcome: Sendable {
         /// Nil only when the document is not JSON, not an object, or has no usable `workspaceKey`.
-        public let workspace: Workspace?
-        public let problems: [ValidationProblem]
+        package let workspace: Workspace?
+        package let problems: [ValidationProblem]
 
-        public var errors: [ValidationProblem] { problems.filter { $0.severity == .error } }
-        public var warnings: [ValidationProblem] { problems.filter { $0.severity == .warning } }
-        public var hasErrors: Bool { !errors.isEmpty }
+        package var errors: [ValidationProblem] { problems.filter { $0.severity == .error } }
+        package var warnings: [ValidationProblem] { problems.filter { $0.severity == .warning } }
+        package var hasErrors: Bool { !errors.isEmpty }
     }
 
     /// Validates a file's bytes. `expectedKey` is the key the file name or URL gives, which the document
     /// must match; `keyIDs` are the signing keys that exist.
-    public static func validate(_ bytes: [UInt8], expectedKey: String?, keyIDs: Set<String>) -> Outcome {
+    package static func validate(_ bytes: [UInt8], expectedKey: String?, keyIDs: Set<String>) -> Outcome {
         let document: JSONValue
         do {
             document = try JSONParser().parse(bytes)
@@ -27,7 +27,7 @@ public enum WorkspaceValidator {
         return validate(document, expectedKey: expectedKey, keyIDs: keyIDs)
     }
 
-    public static func validate(_ document: JSONValue, expectedKey: String?, keyIDs: Set<String>) -> Outcome {
+    package static func validate(_ document: JSONValue, expectedKey: String?, keyIDs: Set<String>) -> Outcome {
         var problems = ProblemCollector()
         guard let root = problems.object(document, at: .root) else {
             return Outcome(workspace: nil, problems: problems.problems)

@@ -1,4 +1,6 @@
 import Foundation
+import GronaHTTP
+import GronaJSON
 import GronaMock
 import GronaTestSupport
 import Testing
