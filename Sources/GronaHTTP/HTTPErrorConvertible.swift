@@ -8,3 +8,17 @@ public protocol HTTPErrorConvertible: Error {
 extension HTTPError: HTTPErrorConvertible {
     public var httpError: HTTPError { self }
 }
+
+extension HTTPResponder {
+    /// Runs `body`, which answers later through this responder, and answers with what it throws if it throws
+    /// first, as the router does for a handler that answers at once: its `httpError`, or a generic 500.
+    public func sendingErrors(_ body: () throws -> Void) {
+        do {
+            try body()
+        } catch let error as any HTTPErrorConvertible {
+            send(error.httpError.response)
+        } catch {
+            send(HTTPError.unexpected.response)
+        }
+    }
+}

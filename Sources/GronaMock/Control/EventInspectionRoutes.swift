@@ -29,7 +29,7 @@ enum EventInspectionRoutes {
             return HTTPResponse.json(summary.serialized())
         }
         router.on(.get, "/_mock/events/wait") { request, responder in
-            do {
+            responder.sendingErrors {
                 let filter = try EventFilter(parameters: request.queryItems, extra: ["count", "timeoutMs"])
                 guard let count = request.query("count").flatMap(Int.init), count >= 1 else {
                     throw HTTPError(
@@ -45,37 +45,21 @@ enum EventInspectionRoutes {
                         return .milliseconds(milliseconds)
                     } ?? .seconds(10)
                 waiters.add(filter: filter, count: count, timeout: min(timeout, maxWait), responder: responder)
-            } catch let error as any HTTPErrorConvertible {
-                responder.send(error.httpError.response)
-            } catch {
-                responder.send(HTTPError.unexpected.response)
             }
         }
         router.on(.delete, "/_mock/events") { request, responder in
-            // A misspelt parameter must not widen a delete to every workspace.
-            do {
+            responder.sendingErrors {
+                // A misspelt parameter must not widen a delete to every workspace.
                 try onlyParameters(request, ["workspace"])
-            } catch let error as HTTPError {
-                responder.send(error.response)
-                return
-            } catch {
-                responder.send(HTTPError.unexpected.response)
-                return
+                guard let writer = store.writer else { throw HTTPError.storageUnavailable }
+                writer.submit(
+                    .delete(workspaceKey: request.query("workspace")) { result in
+                        switch result {
+                        case .success(let deleted): responder.send(HTTPResponse.json("{\"deleted\":\(deleted)}"))
+                        case .failure(let error): responder.send(error.httpError.response)
+                        }
+                    })
             }
-            let workspace = request.query("workspace")
-            guard let writer = store.writer else {
-                responder.send(HTTPError.storageUnavailable.response)
-                return
-            }
-            writer.submit(
-                .delete(workspaceKey: workspace) { result in
-                    switch result {
-                    case .success(let deleted):
-                        responder.send(HTTPResponse.json("{\"deleted\":\(deleted)}"))
-                    case .failure:
-                        responder.send(HTTPError.storageUnavailable.response)
-                    }
-                })
         }
     }
 

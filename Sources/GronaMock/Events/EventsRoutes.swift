@@ -16,36 +16,22 @@ enum EventsRoutes {
         router.on(.post, pattern, bodyLimit: maxRawBytes) { request, responder in
             // Events have no endpoint-specific faults: only the generic kinds apply. The rules of the batch's
             // workspace are asked once the batch parsed (those without a workspace were, as it started).
-            let batch: EventBatch
-            let rejections: [(Int, String?, EventRejection)]
-            do {
+            responder.sendingErrors {
                 let receivedAt = clock.nowMilliseconds()
                 let envelope = try readEnvelope(request, registry: registry)
                 if let answer = request.faults?.enter(workspace: envelope.workspaceKey) {
-                    responder.send(answer)
-                    return
+                    return responder.send(answer)
                 }
-                (batch, rejections) = try validate(envelope, receivedAt: receivedAt)
-            } catch let error as HTTPError {
-                responder.send(error.response)
-                return
-            } catch {
-                responder.send(HTTPError.unexpected.response)
-                return
+                let (batch, rejections) = try validate(envelope, receivedAt: receivedAt)
+                guard let writer = store.writer else { throw HTTPError.storageUnavailable }
+                writer.submit(
+                    .write(batch) { result in
+                        switch result {
+                        case .success(let counts): responder.send(acknowledgement(counts, rejections))
+                        case .failure: responder.send(HTTPError.storageUnavailable.response)
+                        }
+                    })
             }
-            guard let writer = store.writer else {
-                responder.send(HTTPError.storageUnavailable.response)
-                return
-            }
-            writer.submit(
-                .write(batch) { result in
-                    switch result {
-                    case .success(let counts):
-                        responder.send(acknowledgement(counts, rejections))
-                    case .failure:
-                        responder.send(HTTPError.storageUnavailable.response)
-                    }
-                })
         }
     }
 
