@@ -179,17 +179,19 @@ public struct Router: Sendable {
         return .failure(.methodNotAllowed(method, allowed: allowed))
     }
 
+    /// The route's parameters when `parts` fit its segments. Literals are compared first, octet by octet as
+    /// RFC 3986 §6.2.1 compares paths, so that the many routes a path does not fit fail before any parameter
+    /// is decoded.
     private static func bind(_ segments: [Segment], to parts: ArraySlice<Substring>) -> [String: String]? {
         guard segments.count == parts.count else { return nil }
+        for (segment, part) in zip(segments, parts) {
+            if case .literal(let literal) = segment, !part.utf8.elementsEqual(literal.utf8) { return nil }
+        }
         var parameters: [String: String] = [:]
         for (segment, part) in zip(segments, parts) {
-            switch segment {
-            case .literal(let literal):
-                guard part == literal else { return nil }
-            case .parameter(let name):
-                guard !part.isEmpty, let value = PercentDecoding.decode(part) else { return nil }
-                parameters[name] = value
-            }
+            guard case .parameter(let name) = segment else { continue }
+            guard !part.isEmpty, let value = PercentDecoding.decode(part) else { return nil }
+            parameters[name] = value
         }
         return parameters
     }
