@@ -1,6 +1,7 @@
 import GronaHTTP
 import GronaJSON
 import GronaMock
+import GronaMockSQLite
 
 /// Options several commands share, with the same names, variables and defaults as `serve`.
 enum CommonOptions {
@@ -9,8 +10,10 @@ enum CommonOptions {
     static let workspaces = OptionSpec.value(
         "workspaces", "DIR", environment: "GRONA_MOCK_WORKSPACES", default: "./workspaces",
         help: "Workspace files, one <workspaceKey>.json each.")
+    /// The database file every command opens unless told otherwise.
+    static let defaultDatabase = "./grona-mock.sqlite"
     static let database = OptionSpec.value(
-        "db", "FILE", environment: "GRONA_MOCK_DB", default: "./grona-mock.sqlite",
+        "db", "FILE", environment: "GRONA_MOCK_DB", default: defaultDatabase,
         help: "SQLite file that holds revisions and events.")
     static let format = OptionSpec.value("format", "text|json", default: "text", help: "Output format.")
 
@@ -72,6 +75,17 @@ enum CommonOptions {
         {
         case .run(let options): return subcommand.action(options)
         case .exit(let code): return code
+        }
+    }
+
+    /// Opens the `--db` file for `command`, or prints why it cannot and returns nil.
+    static func openStorage(_ options: ParsedOptions, for command: String) -> SQLiteStorage? {
+        let path = options.value("db") ?? defaultDatabase
+        do {
+            return try SQLiteStorage(path: path)
+        } catch {
+            Console.error("grona-mock \(command): cannot open \(path): \(error)")
+            return nil
         }
     }
 

@@ -112,14 +112,7 @@ enum ConfigCommand {
         }
         guard let keys = CommonOptions.loadKeys(options.value("keys") ?? "./keys") else { return .failure }
         let directory = options.value("workspaces") ?? "./workspaces"
-        let databasePath = options.value("db") ?? "./grona-mock.sqlite"
-        let storage: SQLiteStorage
-        do {
-            storage = try SQLiteStorage(path: databasePath)
-        } catch {
-            Console.error("grona-mock config sign: cannot open \(databasePath): \(error)")
-            return .failure
-        }
+        guard let storage = CommonOptions.openStorage(options, for: "config sign") else { return .failure }
         let registry = WorkspaceRegistry(
             directory: directory, keys: keys, revisions: storage, clock: ServerClock(),
             logger: .silent)

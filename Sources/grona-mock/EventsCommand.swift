@@ -48,17 +48,13 @@ enum EventsCommand {
     private static func withStore(_ options: ParsedOptions, _ action: (ParsedOptions, EventStore) -> ExitCode)
         -> ExitCode
     {
-        let path = options.value("db") ?? "./grona-mock.sqlite"
+        let path = options.value("db") ?? CommonOptions.defaultDatabase
         guard path != ":memory:", FileSystem.exists(path) else {
             Console.error("grona-mock events: no database at \(path); name the server's file with --db")
             return .failure
         }
-        do {
-            return action(options, EventStore(readingFrom: try SQLiteStorage(path: path)))
-        } catch {
-            Console.error("grona-mock events: cannot open \(path): \(error)")
-            return .failure
-        }
+        guard let storage = CommonOptions.openStorage(options, for: "events") else { return .failure }
+        return action(options, EventStore(readingFrom: storage))
     }
 
     private static func export(_ options: ParsedOptions, _ store: EventStore) -> ExitCode {

@@ -25,7 +25,7 @@ enum ServeCommand {
             "keys", "DIR", environment: "GRONA_MOCK_KEYS", default: "./keys",
             help: "Signing keys, one <kid>.pem (PKCS#8) each."),
         .value(
-            "db", "FILE", environment: "GRONA_MOCK_DB", default: "./grona-mock.sqlite",
+            "db", "FILE", environment: "GRONA_MOCK_DB", default: CommonOptions.defaultDatabase,
             help: "SQLite file for events and configuration revisions; :memory: keeps them in memory."),
         .value(
             "static", "DIR", environment: "GRONA_MOCK_STATIC",
@@ -136,7 +136,7 @@ enum ServeCommand {
             http: http,
             workspacesDirectory: parsed.value("workspaces") ?? "./workspaces",
             keysDirectory: parsed.value("keys") ?? "./keys",
-            storage: .sqlite(path: parsed.value("db") ?? "./grona-mock.sqlite"),
+            storage: .sqlite(path: parsed.value("db") ?? CommonOptions.defaultDatabase),
             staticDirectory: parsed.value("static"),
             configMaxAge: try parsed.integer("config-max-age", in: 0...31_536_000) ?? 60,
             maxEvents: try parsed.integer("max-events", in: 1...1_000_000_000))
