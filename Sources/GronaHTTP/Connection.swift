@@ -209,12 +209,20 @@ final class Connection {
         while let next = finished.removeValue(forKey: nextToSend) { enqueue(nextToSend, next) }
         sendContinueIfDue()
         flush()
-        if readPaused && inFlight.count < configuration.maxPipelinedRequests && outbound.byteCount < Self.readHighWater
-        {
-            readPaused = false
-            updateInterest()
-            processInput()
+        resumeReadingIfRoom()
+    }
+
+    /// Reading paused for a full pipeline or a full outbound queue resumes once both have room, whichever
+    /// made it: a handler answering, or the client reading a large answer. Requests already buffered are
+    /// parsed at once, since no readiness event will announce them.
+    private func resumeReadingIfRoom() {
+        guard readPaused && !phase.isClosed else { return }
+        guard inFlight.count < configuration.maxPipelinedRequests && outbound.byteCount < Self.readHighWater else {
+            return
         }
+        readPaused = false
+        updateInterest()
+        processInput()
     }
 
     private func enqueue(_ sequence: UInt64, _ response: HTTPResponse) {
@@ -272,6 +280,7 @@ final class Connection {
     func writable() {
         guard !phase.isClosed else { return }
         flush()
+        resumeReadingIfRoom()
     }
 
     private func flush() {

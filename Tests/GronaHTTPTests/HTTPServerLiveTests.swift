@@ -36,6 +36,29 @@ struct HTTPServerLiveTests {
         }
     }
 
+    @Test("after an answer larger than the read-ahead limit, the connection goes on serving requests")
+    func keepAliveAfterLargeAnswer() throws {
+        // 12 MiB: more than the socket buffers hold (4 MiB at most for sending, on Linux) and the 4 MiB of
+        // queued answers at which reading pauses.
+        let body = (0..<12 * 1024 * 1024).map { UInt8(truncatingIfNeeded: $0 &+ $0 >> 8) }
+        var router = TestRoutes.router()
+        router.on(.get, "/big") { _ in
+            HTTPResponse(status: .ok, headers: ["Content-Type": "application/octet-stream"], body: body)
+        }
+        try withLiveServer(router: router) { server in
+            let client = try RawClient(port: server.port, timeout: 20)
+            client.shrinkReceiveBuffer(to: 65536)
+            // Pipelined: the second request is already buffered when the first answer fills the queue.
+            try client.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            let big = try client.readResponse()
+            #expect(big.body.count == body.count)
+            #expect(try client.readResponse().text == "{\"hello\":\"world\"}")
+            // Sent after: the socket is read again too.
+            try client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try client.readResponse().status == 200)
+        }
+    }
+
     @Test("a chunked upload arrives whole")
     func chunkedUpload() throws {
         try withLiveServer { server in
