@@ -16,7 +16,7 @@ final class Connection {
     let peer: String
     private unowned let loop: EventLoop
     private var parser: HTTPRequestParser
-    private(set) var interest: Poller.Interest = .read
+    private var interest: Poller.Interest = .read
 
     /// The head being read, waiting for its body.
     private var current: (head: HTTPRequestHead, match: Router.Match, sequence: UInt64)?
@@ -323,9 +323,8 @@ final class Connection {
         if !readPaused && !peerClosed { wanted.insert(.read) }
         if !outbound.isEmpty { wanted.insert(.write) }
         guard wanted != interest else { return }
-        let previous = interest
         interest = wanted
-        loop.setInterest(self, wanted, previous: previous)
+        loop.setInterest(self, wanted)
     }
 
     /// Starts the header timeout at a request's first byte, so trickling bytes cannot extend it.
