@@ -16,7 +16,7 @@ final class Connection {
     let peer: String
     private unowned let loop: EventLoop
     private var parser: HTTPRequestParser
-    private(set) var interest: Poller.Interest = .read
+    private var interest: Poller.Interest = .read
 
     /// The head being read, waiting for its body.
     private var current: (head: HTTPRequestHead, match: Router.Match, sequence: UInt64)?
@@ -209,12 +209,20 @@ final class Connection {
         while let next = finished.removeValue(forKey: nextToSend) { enqueue(nextToSend, next) }
         sendContinueIfDue()
         flush()
-        if readPaused && inFlight.count < configuration.maxPipelinedRequests && outbound.byteCount < Self.readHighWater
-        {
-            readPaused = false
-            updateInterest()
-            processInput()
+        resumeReadingIfRoom()
+    }
+
+    /// Reading paused for a full pipeline or a full outbound queue resumes once both have room, whichever
+    /// made it: a handler answering, or the client reading a large answer. Requests already buffered are
+    /// parsed at once, since no readiness event will announce them.
+    private func resumeReadingIfRoom() {
+        guard readPaused && !phase.isClosed else { return }
+        guard inFlight.count < configuration.maxPipelinedRequests && outbound.byteCount < Self.readHighWater else {
+            return
         }
+        readPaused = false
+        updateInterest()
+        processInput()
     }
 
     private func enqueue(_ sequence: UInt64, _ response: HTTPResponse) {
@@ -272,6 +280,7 @@ final class Connection {
     func writable() {
         guard !phase.isClosed else { return }
         flush()
+        resumeReadingIfRoom()
     }
 
     private func flush() {
@@ -314,9 +323,8 @@ final class Connection {
         if !readPaused && !peerClosed { wanted.insert(.read) }
         if !outbound.isEmpty { wanted.insert(.write) }
         guard wanted != interest else { return }
-        let previous = interest
         interest = wanted
-        loop.setInterest(self, wanted, previous: previous)
+        loop.setInterest(self, wanted)
     }
 
     /// Starts the header timeout at a request's first byte, so trickling bytes cannot extend it.

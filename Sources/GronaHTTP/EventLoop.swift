@@ -61,7 +61,7 @@ final class EventLoop: @unchecked Sendable {
     init(context: ServerContext, listener: Int32) throws(SystemError) {
         self.context = context
         self.listener = listener
-        poller = try Poller()
+        poller = try Poller(context.configuration.pollerBackend)
         readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
         try poller.register(listener, token: Self.listenerToken, interest: .read, exclusive: true)
         spareDescriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
@@ -228,22 +228,22 @@ final class EventLoop: @unchecked Sendable {
     private func startShutdown() {
         shuttingDown = true
         listening = false
-        poller.unregister(listener, previous: .read)
+        poller.unregister(listener)
         for connection in Array(connections.values) { connection.shutdownRequested() }
     }
 
     // MARK: - Connection bookkeeping
 
-    func setInterest(_ connection: Connection, _ interest: Poller.Interest, previous: Poller.Interest) {
+    func setInterest(_ connection: Connection, _ interest: Poller.Interest) {
         do {
-            try poller.modify(connection.fd, token: connection.token, interest: interest, previous: previous)
+            try poller.modify(connection.fd, token: connection.token, interest: interest)
         } catch {
             connection.close()
         }
     }
 
     func remove(_ connection: Connection) {
-        poller.unregister(connection.fd, previous: connection.interest)
+        poller.unregister(connection.fd)
         connections[connection.token] = nil
         context.openConnections.subtract(1, ordering: .relaxed)
     }

@@ -36,6 +36,9 @@ public final class HTTPServer: Sendable {
         public var parserLimits: HTTPParserLimits
         /// One log line per request: method, path, status, body bytes, duration.
         public var accessLog: Bool
+        /// How the event loops wait for readiness: epoll on Linux, poll(2) elsewhere. Tests pick poll(2) on
+        /// Linux to serve through the code macOS runs.
+        package var pollerBackend: PollerBackend = .platformDefault
 
         public init(
             host: String = "127.0.0.1", port: Int = 8080, eventLoops: Int = HTTPServer.coreCount,

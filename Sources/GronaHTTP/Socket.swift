@@ -30,9 +30,18 @@ enum Socket {
         defer { freeaddrinfo(list) }
 
         let info = first.pointee
+        // Close-on-exec, so that a process spawned meanwhile (a test running the binary) does not hold the
+        // port after shutdown; atomic on Linux, set just after on macOS, which has no SOCK_CLOEXEC.
+        #if canImport(Glibc)
+        let fd = socket(info.ai_family, info.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), info.ai_protocol)
+        #else
         let fd = socket(info.ai_family, info.ai_socktype, info.ai_protocol)
+        #endif
         guard fd >= 0 else { throw SystemError.last("socket") }
         do throws(SystemError) {
+            #if canImport(Darwin)
+            try setCloseOnExec(fd)
+            #endif
             try setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1)
             guard bind(fd, info.ai_addr, info.ai_addrlen) == 0 else {
                 throw SystemError.last("bind(\(host):\(port))")
@@ -65,7 +74,15 @@ enum Socket {
             throw SystemError("accept", errno: error)
         }
         #if canImport(Darwin)
-        try? setNonBlocking(fd)
+        // No accept4: the flags it would set come after. A blocking socket would stall the whole loop on its
+        // first read, so one that cannot be made non-blocking is not served.
+        do throws(SystemError) {
+            try setNonBlocking(fd)
+            try setCloseOnExec(fd)
+        } catch {
+            close(fd)
+            throw error
+        }
         try? setOption(fd, SOL_SOCKET, SO_NOSIGPIPE, 1)
         #endif
         // Nagle's algorithm meeting delayed ACKs costs a flat 40 ms per response: small responses go now.
@@ -83,6 +100,10 @@ enum Socket {
     static func setNonBlocking(_ fd: Int32) throws(SystemError) {
         let flags = fcntl(fd, F_GETFL)
         guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0 else { throw SystemError.last("fcntl") }
+    }
+
+    static func setCloseOnExec(_ fd: Int32) throws(SystemError) {
+        guard fcntl(fd, F_SETFD, FD_CLOEXEC) == 0 else { throw SystemError.last("fcntl") }
     }
 
     /// Sends the buffers in order with one call, never raising SIGPIPE; returns the bytes sent, 0 when the

@@ -54,8 +54,11 @@ public final class GronaMockServer: Sendable {
             throw StartupError("\(option) \(directory) is not a directory (run from the repository root, or name it)")
         }
         // Read before any thread starts, so a bad directory stops start-up with nothing left running.
-        let staticFiles = try configuration.staticDirectory.map { directory throws(StartupError) in
-            try StaticFiles.load(from: directory)
+        let staticFiles: StaticFiles?
+        do {
+            staticFiles = try configuration.staticDirectory.map(StaticFiles.load(from:))
+        } catch {
+            throw StartupError("cannot load the static directory: \(error)")
         }
         for name in staticFiles?.outside ?? [] {
             logger.warning("static file not served: it resolves outside --static", [("name", name)])
@@ -111,7 +114,7 @@ public final class GronaMockServer: Sendable {
         MetricsRoutes.register(
             on: &router, metrics: metrics, events: events, waits: { waiters.pending },
             openConnections: { serverReference.value?.openConnections ?? 0 })
-        staticFiles?.register(on: &router)
+        staticFiles?.register(on: &router, at: ControlRoutes.staticFiles)
         let server: HTTPServer
         do {
             server = try HTTPServer.start(configuration: configuration.http, router: router, logger: logger) {

@@ -8,7 +8,10 @@ enum ControlRoutes {
     /// stay outside it, since orchestrators probe them without credentials and they must answer at once.
     static let group = RouteGroup.prefix("/_mock/", except: HealthRoutes.patterns)
 
+    /// Where the files of `--static` are served: behind the admin token, as the rest of `/_mock`.
+    static let staticFiles = "/_mock/static/{name}"
+
     /// The part of the control API that may block (SQLite reads and scans, signing, file I/O): it runs on
     /// the blocking pool. Static files are served from memory, so they stay on the loop.
-    static let blocking = RouteGroup.prefix("/_mock/", except: HealthRoutes.patterns.union([StaticFiles.pattern]))
+    static let blocking = RouteGroup.prefix("/_mock/", except: HealthRoutes.patterns.union([staticFiles]))
 }
