@@ -32,8 +32,16 @@ package final class RawClient {
 
     /// Connects to 127.0.0.1:`port`; every read gives up after `timeout` seconds.
     package init(port: Int, timeout: Double = 5) throws {
+        #if canImport(Glibc)
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
         guard fd >= 0 else { throw Failure(description: "socket failed") }
+        #if canImport(Darwin)
+        var on: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
+        #endif
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
@@ -72,7 +80,7 @@ package final class RawClient {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes {
-                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                Self.sendWithoutSignal(fd, $0.baseAddress, $0.count)
             }
             guard sent > 0 else { throw Failure(description: "send failed: errno \(errno)") }
             offset += sent
@@ -80,10 +88,22 @@ package final class RawClient {
     }
 
     /// Closes with a reset (SO_LINGER 0) instead of a FIN, as a crashed or killed client would.
+    /// The close itself sends the RST; a shutdown first would send a FIN, which is not what a reset is.
     package func reset() {
+        guard !isClosed else { return }
         var option = linger(l_onoff: 1, l_linger: 0)
         setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
-        shutdown(fd, Int32(SHUT_RDWR))
+        closeNow()
+    }
+
+    /// send(2) that returns EPIPE instead of raising SIGPIPE: MSG_NOSIGNAL on Linux; on Darwin the socket
+    /// carries SO_NOSIGPIPE instead, set when it is opened.
+    private static func sendWithoutSignal(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+        #if canImport(Glibc)
+        Glibc.send(fd, bytes, count, Int32(MSG_NOSIGNAL))
+        #else
+        Darwin.send(fd, bytes, count, 0)
+        #endif
     }
 
     /// Half-closes the sending side, as `curl` does after an upload with `Connection: close`.
