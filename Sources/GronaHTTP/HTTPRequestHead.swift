@@ -37,20 +37,33 @@ public struct HTTPRequestHead: Sendable {
     /// with an empty path. In the absolute form the authority ends at the first `/` or `?` (RFC 3986 §3.2),
     /// so a `/` inside the query (`http://h?next=/admin`) is not taken for the path.
     public var path: Substring {
-        var rest = Substring(target)
-        if let scheme = ["http://", "https://"].first(where: { rest.hasPrefix($0) }) {
-            rest = rest.dropFirst(scheme.count)
-            guard let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" }), rest[end] == "/" else { return "/" }
-            rest = rest[end...]
+        // Read as UTF-8 bytes: every delimiter here is ASCII, and walking Characters cost a tenth of a request.
+        let bytes = target.utf8
+        var start = bytes.startIndex
+        for scheme in Self.absoluteSchemes where bytes.starts(with: scheme) {
+            let authority = bytes.index(start, offsetBy: scheme.count)
+            guard let end = bytes[authority...].firstIndex(where: { $0 == .slash || $0 == .questionMark }),
+                bytes[end] == .slash
+            else { return "/" }
+            start = end
+            break
         }
-        if rest == "*" { return "/" }
-        if let query = rest.firstIndex(of: "?") { return rest[..<query] }
-        return rest
+        let rest = bytes[start...]
+        if rest.count == 1 && rest.first == .asterisk { return "/" }
+        return target[start..<(rest.firstIndex(of: .questionMark) ?? bytes.endIndex)]
     }
+
+    private static let absoluteSchemes = [Array("http://".utf8), Array("https://".utf8)]
 
     /// The query part of the target after `?`, or an empty string.
     public var query: Substring {
-        guard let mark = target.firstIndex(of: "?") else { return "" }
-        return target[target.index(after: mark)...]
+        guard let mark = target.utf8.firstIndex(of: .questionMark) else { return "" }
+        return target[target.utf8.index(after: mark)...]
     }
+}
+
+extension UInt8 {
+    fileprivate static let slash = UInt8(ascii: "/")
+    fileprivate static let questionMark = UInt8(ascii: "?")
+    fileprivate static let asterisk = UInt8(ascii: "*")
 }

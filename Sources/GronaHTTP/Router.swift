@@ -164,7 +164,7 @@ public struct Router: Sendable {
     }
 
     public func match(_ method: HTTPMethod, path: Substring) -> Match {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        let parts = Self.segments(of: path)
         var allowed: [HTTPMethod] = []
         for route in routes {
             guard let parameters = Self.bind(route.segments, to: parts) else { continue }
@@ -177,6 +177,18 @@ public struct Router: Sendable {
         guard !allowed.isEmpty else { return .failure(.notFound(String(path))) }
         if let get = allowed.firstIndex(of: .get), !allowed.contains(.head) { allowed.insert(.head, at: get + 1) }
         return .failure(.methodNotAllowed(method, allowed: allowed))
+    }
+
+    /// The path's segments after the leading `/`, split on the byte `/` (a Character split walks graphemes).
+    private static func segments(of path: Substring) -> ArraySlice<Substring> {
+        var parts: [Substring] = []
+        var start = path.startIndex
+        for index in path.utf8.indices where path.utf8[index] == UInt8(ascii: "/") {
+            parts.append(path[start..<index])
+            start = path.utf8.index(after: index)
+        }
+        parts.append(path[start...])
+        return parts.dropFirst()
     }
 
     /// The route's parameters when `parts` fit its segments. Literals are compared first, octet by octet as
