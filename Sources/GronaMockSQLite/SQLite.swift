@@ -90,8 +90,9 @@ final class SQLiteConnection {
     /// How long a statement waits for another connection's lock before failing with SQLITE_BUSY.
     func setBusyTimeout(milliseconds: Int32) { sqlite3_busy_timeout(handle, milliseconds) }
 
-    /// Statements prepared once and reused, by their SQL: the writer's inserts run for every event.
-    private var cache: [String: SQLiteStatement] = [:]
+    /// Statements prepared once and reused, by the address of their SQL literal: the writer's inserts run
+    /// for every event, and hashing their text each time cost more than the lookup saves.
+    private var cache: [UInt: SQLiteStatement] = [:]
 
     /// Finalizes the cached statements before the handle closes (close_v2 would otherwise defer it).
     deinit {
@@ -99,11 +100,12 @@ final class SQLiteConnection {
         sqlite3_close_v2(handle)
     }
 
-    /// The statement for `sql`, prepared on first use and kept for the connection's life.
-    func cached(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
-        if let statement = cache[sql] { return statement }
-        let statement = try prepare(sql)
-        cache[sql] = statement
+    /// The statement for the literal `sql`, prepared on first use and kept for the connection's life.
+    func cached(_ sql: StaticString) throws(SQLiteError) -> SQLiteStatement {
+        let key = UInt(bitPattern: sql.utf8Start)
+        if let statement = cache[key] { return statement }
+        let statement = try prepare(sql.description)
+        cache[key] = statement
         return statement
     }
 

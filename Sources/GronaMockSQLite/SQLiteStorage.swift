@@ -109,7 +109,7 @@ public final class SQLiteStorage: GronaStorage {
         }
     }
 
-    private static let probeSQL = "INSERT OR REPLACE INTO storage_probe (id, writes) VALUES (1, ?)"
+    private static let probeSQL: StaticString = "INSERT OR REPLACE INTO storage_probe (id, writes) VALUES (1, ?)"
 
     /// Inserts a batch; an event whose id is already stored for the workspace is a duplicate, not an error.
     private static func write(_ batch: EventBatch, _ connection: SQLiteConnection) throws(SQLiteError)
@@ -169,9 +169,9 @@ public final class SQLiteStorage: GronaStorage {
     private static func delete(_ workspaceKey: String?, _ connection: SQLiteConnection) throws(SQLiteError) -> Int {
         let condition = workspaceKey == nil ? "" : " WHERE workspace_key = ?"
         let values: [SQLiteValue] = workspaceKey.map { [.text($0)] } ?? []
-        try connection.cached("DELETE FROM purchase_treatments" + condition).run(values)
-        try connection.cached("DELETE FROM rejected_events" + condition).run(values)
-        try connection.cached("DELETE FROM events" + condition).run(values)
+        try connection.prepare("DELETE FROM purchase_treatments" + condition).run(values)
+        try connection.prepare("DELETE FROM rejected_events" + condition).run(values)
+        try connection.prepare("DELETE FROM events" + condition).run(values)
         return connection.changes
     }
 }
