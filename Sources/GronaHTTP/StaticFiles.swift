@@ -28,14 +28,14 @@ package struct StaticFiles: Sendable {
     /// Reads every regular file of `directory`; throws, naming the directory or the file, when one cannot be
     /// read, is not a regular file (a FIFO would block the start), or passes a limit.
     package static func load(from directory: String) throws(StaticFilesError) -> StaticFiles {
-        guard let root = realPath(directory) else {
+        guard let root = FileSystem.resolvedPath(directory) else {
             throw .notADirectory(directory, reason: String(cString: strerror(errno)))
         }
-        guard isDirectory(root) else { throw .notADirectory(directory, reason: nil) }
+        guard FileSystem.isDirectory(root) else { throw .notADirectory(directory, reason: nil) }
         var files: [String: File] = [:]
         var outside: [String] = []
-        for name in try names(in: root, shown: directory) where !isDirectory(root + "/" + name) {
-            guard let path = realPath(root + "/" + name), path.hasPrefix(root + "/") else {
+        for name in try names(in: root, shown: directory) where !FileSystem.isDirectory(root + "/" + name) {
+            guard let path = FileSystem.resolvedPath(root + "/" + name), path.hasPrefix(root + "/") else {
                 outside.append(name)
                 continue
             }
@@ -76,59 +76,26 @@ package struct StaticFiles: Sendable {
 
     // MARK: - Files
 
-    /// The absolute path with every symbolic link and `..` resolved, or nil (errno says why).
-    private static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
-
-    private static func isDirectory(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
-    }
-
-    /// The names in `root`, without those starting with `.`, sorted so that every load sees the same order.
+    /// The names in `root`, sorted, without those starting with `.`.
     private static func names(in root: String, shown directory: String) throws(StaticFilesError) -> [String] {
-        guard let handle = opendir(root) else {
-            throw .unreadableDirectory(directory, reason: String(cString: strerror(errno)))
+        do {
+            return try FileSystem.list(root)
+        } catch {
+            throw .unreadableDirectory(directory, reason: error.reason)
         }
-        defer { closedir(handle) }
-        var names: [String] = []
-        while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if !name.hasPrefix(".") { names.append(name) }
-        }
-        return names.sorted()
     }
 
-    /// The whole file. O_NONBLOCK so that opening a FIFO does not block the start; it is then refused as not
-    /// a regular file. Reads of a regular file ignore the flag.
+    /// The whole file; a FIFO does not block the start (FileSystem opens with O_NONBLOCK), it is refused.
     private static func read(_ path: String) throws(StaticFilesError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { throw .unreadableFile(path, reason: String(cString: strerror(errno))) }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw .unreadableFile(path, reason: String(cString: strerror(errno))) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .notARegularFile(path) }
-        guard Int(info.st_size) <= maxFileBytes else { throw .fileTooLarge(path, limit: maxFileBytes) }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(Int(info.st_size))
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .unreadableFile(path, reason: String(cString: strerror(errno)))
+        do {
+            return try FileSystem.read(path, maxBytes: maxFileBytes)
+        } catch {
+            switch error.kind {
+            case .unreadable(let reason): throw .unreadableFile(path, reason: reason)
+            case .notARegularFile: throw .notARegularFile(path)
+            case .tooLarge(let limit): throw .fileTooLarge(path, limit: limit)
             }
-            if count == 0 { break }
-            bytes += chunk[..<count]
-            // The file may grow after the fstat.
-            guard bytes.count <= maxFileBytes else { throw .fileTooLarge(path, limit: maxFileBytes) }
         }
-        return bytes
     }
 }
 
@@ -154,13 +121,3 @@ package enum StaticFilesError: Error, Sendable, Equatable, CustomStringConvertib
         }
     }
 }
-
-#if canImport(Glibc)
-private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
-    Glibc.read(fd, buffer, count)
-}
-#else
-private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
-    Darwin.read(fd, buffer, count)
-}
-#endif

@@ -1,6 +1,3 @@
-import GronaHTTP
-import GronaJSON
-
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -12,8 +9,33 @@ import Darwin
 package enum FileSystem {
     /// A file that could not be read or written, with the path and the system's reason.
     package struct Failure: Error, Sendable, CustomStringConvertible {
+        /// What went wrong, for callers that word their own message.
+        package enum Kind: Sendable, Equatable {
+            /// The system refused (missing, no permission, an I/O error): `reason` says why.
+            case unreadable(reason: String)
+            case notARegularFile
+            case tooLarge(limit: Int)
+        }
+
+        package let kind: Kind
         package let description: String
-        init(_ description: String) { self.description = description }
+
+        init(_ kind: Kind, _ description: String) {
+            self.kind = kind
+            self.description = description
+        }
+
+        /// The system's reason, or the description when there is none.
+        package var reason: String {
+            if case .unreadable(let reason) = kind { return reason }
+            return description
+        }
+
+        /// The system's refusal of `what` just now, with errno's reason.
+        static func system(_ what: String) -> Failure {
+            let reason = String(cString: strerror(errno))
+            return Failure(.unreadable(reason: reason), "\(what): \(reason)")
+        }
     }
 
     /// The whole file; fails for anything but a regular file, or one over `maxBytes`.
@@ -21,30 +43,38 @@ package enum FileSystem {
         // O_NONBLOCK: opening a FIFO dropped into the folder must not block the caller (the reload lock,
         // start-up); it is refused below as not a regular file. Reads of a regular file ignore the flag.
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { throw Failure("cannot open \(path): \(reason())") }
+        guard fd >= 0 else { throw .system("cannot open \(path)") }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw Failure("cannot stat \(path): \(reason())") }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw Failure("\(path) is not a regular file") }
-        guard Int(info.st_size) <= maxBytes else { throw Failure("\(path) is larger than \(maxBytes) bytes") }
+        guard fstat(fd, &info) == 0 else { throw .system("cannot stat \(path)") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw Failure(.notARegularFile, "\(path) is not a regular file")
+        }
+        guard Int(info.st_size) <= maxBytes else { throw tooLarge(path, maxBytes) }
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(Int(info.st_size))
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let count = chunk.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw Failure("cannot read \(path): \(reason())")
+                throw .system("cannot read \(path)")
             }
             if count == 0 { break }
             bytes += chunk[..<count]
-            guard bytes.count <= maxBytes else { throw Failure("\(path) is larger than \(maxBytes) bytes") }
+            // The file may grow after the fstat.
+            guard bytes.count <= maxBytes else { throw tooLarge(path, maxBytes) }
         }
         return bytes
     }
 
+    private static func tooLarge(_ path: String, _ limit: Int) -> Failure {
+        Failure(.tooLarge(limit: limit), "\(path) is larger than \(limit) bytes")
+    }
+
     /// Names in a directory (no `.` entries), sorted so that every listing is in the same order.
     package static func list(_ directory: String) throws(Failure) -> [String] {
-        guard let handle = opendir(directory) else { throw Failure("cannot read directory \(directory): \(reason())") }
+        guard let handle = opendir(directory) else { throw .system("cannot read directory \(directory)") }
         defer { closedir(handle) }
         var names: [String] = []
         while let entry = readdir(handle) {
@@ -75,7 +105,7 @@ package enum FileSystem {
             partial += "/" + component
             if isDirectory(partial) { continue }
             guard mkdir(partial, 0o755) == 0 || isDirectory(partial) else {
-                throw Failure("cannot create directory \(partial): \(reason())")
+                throw .system("cannot create directory \(partial)")
             }
         }
     }
@@ -108,16 +138,16 @@ package enum FileSystem {
     package static func write(
         _ bytes: [UInt8], to path: String, mode: mode_t = 0o644, replace: Bool = true
     ) throws(Failure) {
-        if !replace && exists(path) { throw Failure("\(path) already exists") }
+        if !replace && exists(path) { throw Failure(.unreadable(reason: "it exists"), "\(path) already exists") }
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw Failure("cannot create \(temporary): \(reason())") }
+        guard fd >= 0 else { throw .system("cannot create \(temporary)") }
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { systemWrite(fd, $0.baseAddress, $0.count) }
             if written < 0 && errno == EINTR { continue }
             guard written > 0 else {
-                let failure = Failure("cannot write \(temporary): \(reason())")
+                let failure = Failure.system("cannot write \(temporary)")
                 close(fd)
                 unlink(temporary)
                 throw failure
@@ -129,12 +159,15 @@ package enum FileSystem {
         let syncReason = synced ? "" : reason()
         let closed = close(fd) == 0
         guard synced && closed else {
-            let failure = Failure("cannot write \(temporary): \(synced ? reason() : syncReason)")
+            let failure =
+                synced
+                ? Failure.system("cannot write \(temporary)")
+                : Failure(.unreadable(reason: syncReason), "cannot write \(temporary): \(syncReason)")
             unlink(temporary)
             throw failure
         }
         guard rename(temporary, path) == 0 else {
-            let failure = Failure("cannot move \(temporary) to \(path): \(reason())")
+            let failure = Failure.system("cannot move \(temporary) to \(path)")
             unlink(temporary)
             throw failure
         }
