@@ -9,20 +9,50 @@ import Darwin
 
 /// Thin wrappers over the POSIX socket calls the server makes, so that the event loop and connections read
 /// as intent rather than casts.
-enum Socket {
+package enum Socket {
     /// Creates a non-blocking listening socket bound to `host:port` (port 0 picks a free one) and returns it
     /// with the port it got.
     static func listen(host: String, port: Int, backlog: Int32 = 1024) throws(SystemError) -> (Int32, Int) {
+        try withStreamSocket(host: host, port: String(port), passive: true) { fd, info throws(SystemError) in
+            try setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1)
+            guard bind(fd, info.ai_addr, info.ai_addrlen) == 0 else {
+                throw SystemError.last("bind(\(host):\(port))")
+            }
+            guard systemListen(fd, backlog) == 0 else { throw SystemError.last("listen") }
+            try setNonBlocking(fd)
+            return (fd, try localPort(fd))
+        }
+    }
+
+    /// A blocking socket connected to `host:port`, whose reads and writes give up after `timeoutSeconds`:
+    /// for the command line's small client calls, never for an event loop.
+    package static func connect(host: String, port: String, timeoutSeconds: Int) throws(SystemError) -> Int32 {
+        try withStreamSocket(host: host, port: port, passive: false) { fd, info throws(SystemError) in
+            var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            guard systemConnect(fd, info.ai_addr, info.ai_addrlen) == 0 else {
+                throw SystemError.last("connect(\(host):\(port))")
+            }
+            return fd
+        }
+    }
+
+    /// Resolves `host:port`, makes a close-on-exec stream socket for its first address and hands both to
+    /// `body`; the socket is closed when `body` throws.
+    private static func withStreamSocket<T>(
+        host: String, port: String, passive: Bool, _ body: (Int32, addrinfo) throws(SystemError) -> T
+    ) throws(SystemError) -> T {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
-        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
+        hints.ai_flags = passive ? AI_PASSIVE | AI_NUMERICSERV : AI_NUMERICSERV
         #if canImport(Glibc)
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         #else
         hints.ai_socktype = SOCK_STREAM
         #endif
         var list: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(host, String(port), &hints, &list)
+        let status = getaddrinfo(host, port, &hints, &list)
         guard status == 0, let first = list else {
             if status == EAI_SYSTEM { throw SystemError("getaddrinfo(\(host))", errno: lastErrno()) }
             throw SystemError(call: "resolving \(host)", reason: String(cString: gai_strerror(status)))
@@ -42,13 +72,7 @@ enum Socket {
             #if canImport(Darwin)
             try setCloseOnExec(fd)
             #endif
-            try setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1)
-            guard bind(fd, info.ai_addr, info.ai_addrlen) == 0 else {
-                throw SystemError.last("bind(\(host):\(port))")
-            }
-            guard systemListen(fd, backlog) == 0 else { throw SystemError.last("listen") }
-            try setNonBlocking(fd)
-            return (fd, try localPort(fd))
+            return try body(fd, info)
         } catch {
             close(fd)
             throw error
@@ -204,6 +228,12 @@ enum Socket {
 
 #if canImport(Glibc)
 private func systemListen(_ fd: Int32, _ backlog: Int32) -> Int32 { Glibc.listen(fd, backlog) }
+private func systemConnect(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>!, _ length: socklen_t) -> Int32 {
+    Glibc.connect(fd, address, length)
+}
 #else
 private func systemListen(_ fd: Int32, _ backlog: Int32) -> Int32 { Darwin.listen(fd, backlog) }
+private func systemConnect(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>!, _ length: socklen_t) -> Int32 {
+    Darwin.connect(fd, address, length)
+}
 #endif

@@ -27,27 +27,13 @@ enum HTTPGet {
         let host = String(hostPort.first ?? "")
         let port = hostPort.count == 2 ? String(hostPort[1]) : "80"
 
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        #if canImport(Glibc)
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        #else
-        hints.ai_socktype = SOCK_STREAM
-        #endif
-        var list: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, port, &hints, &list) == 0, let info = list?.pointee else {
-            throw Failure(description: "cannot resolve \(host)")
+        let fd: Int32
+        do {
+            fd = try Socket.connect(host: host, port: port, timeoutSeconds: timeoutSeconds)
+        } catch {
+            throw Failure(description: "cannot connect to \(authority): \(error)")
         }
-        defer { freeaddrinfo(list) }
-        let fd = socket(info.ai_family, info.ai_socktype, info.ai_protocol)
-        guard fd >= 0 else { throw Failure(description: "cannot create a socket") }
         defer { close(fd) }
-        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        guard connect(fd, info.ai_addr, info.ai_addrlen) == 0 else {
-            throw Failure(description: "cannot connect to \(authority): \(String(cString: strerror(errno)))")
-        }
         var request = "GET \(path.isEmpty ? "/" : path) HTTP/1.1\r\nHost: \(authority)\r\nConnection: close\r\n"
         request += "Accept: application/json\r\n\r\n"
         let sent = request.utf8CString.withUnsafeBytes { send(fd, $0.baseAddress, $0.count - 1, 0) }
