@@ -40,18 +40,7 @@ extension ViolationsChecker {
                     "\(event.kind) claims \(named) on placement \(placement), but the campaign is on "
                         + "\(campaign.placement).")
             }
-            guard let customerID = event.customerID else {
-                report(
-                    .offerWithoutGrant, event,
-                    "\(event.kind) claims \(named) but names no customer, and grants are issued to customers.")
-                continue
-            }
-            if !grantIssued(customerID, campaign.id, claim.variantID) {
-                report(
-                    .offerWithoutGrant, event,
-                    "\(event.kind) claims \(named), but no grant for it was issued to customer "
-                        + "\(Quote.text(customerID)).")
-            }
+            requireGrant(event, campaign.id, claim.variantID, subject: "\(event.kind) claims \(named)")
         }
     }
 
@@ -155,18 +144,25 @@ extension ViolationsChecker {
     /// (contract, SDK's side).
     mutating func checkGrant(_ event: CheckedEvent, _ campaign: Campaign, _ variant: Variant) {
         guard event.isOne(of: .exposure, .served), variant.componentType == "offer" else { return }
+        requireGrant(
+            event, campaign.id, variant.id,
+            subject: "\(event.kind) of offer \(Quote.text(campaign.id))/\(Quote.text(variant.id))")
+    }
+
+    /// `offer_without_grant` for one campaign and variant: the event must name a customer who was issued a
+    /// grant for them. `subject` opens the sentence ("purchase claims …", "exposure of offer …").
+    private mutating func requireGrant(
+        _ event: CheckedEvent, _ campaignID: String, _ variantID: String, subject: String
+    ) {
         guard let customerID = event.customerID else {
             report(
-                .offerWithoutGrant, event,
-                "\(event.kind) of offer \(Quote.text(campaign.id))/\(Quote.text(variant.id)) "
-                    + "names no customer, and grants are issued to customers.")
+                .offerWithoutGrant, event, "\(subject) but names no customer, and grants are issued to customers.")
             return
         }
-        if !grantIssued(customerID, campaign.id, variant.id) {
+        if !grantIssued(customerID, campaignID, variantID) {
             report(
                 .offerWithoutGrant, event,
-                "\(event.kind) of offer \(Quote.text(campaign.id))/\(Quote.text(variant.id)), "
-                    + "but no grant for it was issued to customer \(Quote.text(customerID)).")
+                "\(subject), but no grant for it was issued to customer \(Quote.text(customerID)).")
         }
     }
 
