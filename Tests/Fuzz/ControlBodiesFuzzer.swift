@@ -1,3 +1,6 @@
+// Over 400 lines on purpose: one fuzz target with a model of each control body it decodes (workspace, fault,
+// clock), each model beside the checks that compare the server with it.
+
 /// The `control-bodies` fuzz target: the request bodies of the control API under `/_mock`. The first byte
 /// chooses the decoder (modulo 3), the rest is the body:
 ///

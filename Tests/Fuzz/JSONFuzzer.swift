@@ -1,3 +1,6 @@
+// Over 400 lines on purpose: one fuzz target whose invariants (parse, write, round trip, limits, numbers)
+// each need their own reference implementation, kept beside the check that uses it.
+
 /// The `json` fuzz target: `JSONParser` (and `JSONWriter`, `JSONNumber`, `JSONText`) on arbitrary bytes.
 ///
 /// Invariants, each a trap when broken:

@@ -1,3 +1,6 @@
+// Over 400 lines on purpose: the HTTP core on a real socket, on each poller backend, section by section
+// (keep-alive, pipelining, timeouts, framing errors, limits, shutdown).
+
 import Foundation
 import GronaHTTP
 import GronaTestSupport

@@ -1,3 +1,5 @@
+// Over 400 lines on purpose: the table of valid and invalid events, one row per field rule of contract §7.
+
 import Foundation
 import GronaHTTP
 import GronaJSON

@@ -1,3 +1,6 @@
+// Over 400 lines on purpose: the events endpoint and its inspection API end to end (ingest, duplicates,
+// listing, filters, paging, wait, delete), each section a few tests sharing the same fixtures.
+
 import Foundation
 import GronaHTTP
 import GronaJSON

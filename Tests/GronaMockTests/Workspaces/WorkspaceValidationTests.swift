@@ -1,3 +1,6 @@
+// Over 400 lines on purpose: a table of invalid workspaces, one case per rule of docs/workspaces.md, kept in
+// one file so that a new rule and its cases sit beside the others and a missing one shows.
+
 import Foundation
 import GronaHTTP
 import GronaJSON
