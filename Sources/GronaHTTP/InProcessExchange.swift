@@ -10,36 +10,47 @@ extension Router {
     package func exchange(
         _ bytes: [UInt8], limits: HTTPParserLimits = HTTPParserLimits(), timeout: Duration = .seconds(10)
     ) -> HTTPResponse? {
+        let answer = Answer()
+        exchange(bytes, limits: limits) { answer.give($0) }
+        return answer.wait(timeout)
+    }
+
+    /// The same exchange, answered through `completion` (from any thread) instead of waited for: what an
+    /// `async` caller needs, with no thread held while a long-poll waits.
+    package func exchange(
+        _ bytes: [UInt8], limits: HTTPParserLimits = HTTPParserLimits(),
+        completion: @escaping @Sendable (HTTPResponse) -> Void
+    ) {
         var parser = HTTPRequestParser(limits: limits)
         parser.append(bytes)
         let head: HTTPRequestHead
         let body: [UInt8]
         let match: Match
         do throws(HTTPParseError) {
-            guard case .head(let parsed)? = try parser.next() else { return Self.incomplete.response }
+            guard case .head(let parsed)? = try parser.next() else { return completion(Self.incomplete.response) }
             head = parsed
             match = self.match(head.method, path: head.path)
             // As a connection does: a request with a body is refused on its head, before the body is read.
             if case .route(_, _, _, let pattern) = match, head.framing != .none,
                 let refusal = refusal(for: head, pattern: pattern)
             {
-                return refusal.response
+                return completion(refusal.response)
             }
             try parser.acceptBody(limit: match.bodyLimit)
-            guard case .body(let read)? = try parser.next() else { return Self.incomplete.response }
+            guard case .body(let read)? = try parser.next() else { return completion(Self.incomplete.response) }
             body = read
         } catch {
-            return HTTPError(error).response
+            return completion(HTTPError(error).response)
         }
-        guard case .route(let handler, let parameters, _, _) = match else {
-            if case .failure(let error) = match { return error.response }
-            return nil
+        switch match {
+        case .failure(let error):
+            completion(error.response)
+        case .route(let handler, let parameters, _, _):
+            let responder = HTTPResponder(deliver: completion)
+            handler(
+                HTTPRequest(head: head, body: body, pathParameters: parameters, remoteAddress: "in-process"), responder)
+            if let response = responder.finishDispatch() { completion(response) }
         }
-        let answer = Answer()
-        let responder = HTTPResponder { answer.give($0) }
-        handler(HTTPRequest(head: head, body: body, pathParameters: parameters, remoteAddress: "in-process"), responder)
-        if let response = responder.finishDispatch() { return response }
-        return answer.wait(timeout)
     }
 
     private static let incomplete = HTTPError(

@@ -155,6 +155,15 @@ public final class GronaMockServer: Sendable {
         router.exchange(Array(request.utf8), limits: configuration.http.parserLimits)
     }
 
+    /// The same, answered asynchronously: no thread is held while the handler works or a long-poll waits.
+    package func exchange(_ request: String) async -> HTTPResponse {
+        await withCheckedContinuation { continuation in
+            router.exchange(Array(request.utf8), limits: configuration.http.parserLimits) {
+                continuation.resume(returning: $0)
+            }
+        }
+    }
+
     /// The base URL, with the real port.
     public var url: String { server.url }
     public var port: Int { server.port }

@@ -127,17 +127,7 @@ enum GrantsCommand {
         let bytes =
             source.hasPrefix("http://") || source.hasPrefix("https://")
             ? try HTTPGet.fetch(source) : try FileSystem.read(source, maxBytes: 1 << 20)
-        let entries = try JSONParser().parse(bytes)["keys"]?.arrayValue ?? []
-        var keys: [String: P256PublicKey] = [:]
-        for entry in entries {
-            guard entry["kty"]?.stringValue == "EC", entry["crv"]?.stringValue == "P-256",
-                let kid = entry["kid"]?.stringValue, let x = entry["x"]?.stringValue.flatMap(Base64.urlDecode),
-                let y = entry["y"]?.stringValue.flatMap(Base64.urlDecode)
-            else { continue }
-            keys[kid] = try P256PublicKey(x: x, y: y)
-        }
-        guard !keys.isEmpty else { throw HTTPGet.Failure(description: "it holds no P-256 keys") }
-        return keys
+        return try JWK.publicKeys(fromSet: bytes)
     }
 
     /// `…/workspaces/<key>/jwks.json` names the workspace.

@@ -1,7 +1,7 @@
 import GronaHTTP
 import GronaJSON
 
-/// A P-256 package key as a JSON Web Key (RFC 7517, RFC 7518 §6.2), the form JWKS endpoints publish.
+/// A P-256 public key as a JSON Web Key (RFC 7517, RFC 7518 §6.2), the form JWKS endpoints publish.
 package struct JWK: Sendable, Equatable {
     package let kid: String
     package let publicKey: P256PublicKey
@@ -28,5 +28,28 @@ package struct JWK: Sendable, Equatable {
     /// A JWK Set document (RFC 7517 §5).
     package static func set(_ keys: [JWK]) -> String {
         "{\"keys\":[" + keys.map(\.json).joined(separator: ",") + "]}"
+    }
+}
+
+extension JWK {
+    /// The P-256 keys of a JWKS document (RFC 7517 §5), by `kid`; entries of another type are skipped, as a
+    /// verifier that only speaks ES256 would. Throws when the document holds no usable key.
+    package static func publicKeys(fromSet bytes: [UInt8]) throws -> [String: P256PublicKey] {
+        let entries = try JSONParser().parse(bytes)["keys"]?.arrayValue ?? []
+        var keys: [String: P256PublicKey] = [:]
+        for entry in entries {
+            guard entry["kty"]?.stringValue == "EC", entry["crv"]?.stringValue == "P-256",
+                let kid = entry["kid"]?.stringValue, let x = entry["x"]?.stringValue.flatMap(Base64.urlDecode),
+                let y = entry["y"]?.stringValue.flatMap(Base64.urlDecode)
+            else { continue }
+            keys[kid] = try P256PublicKey(x: x, y: y)
+        }
+        guard !keys.isEmpty else { throw NoKeys() }
+        return keys
+    }
+
+    /// A JWKS with no P-256 key in it.
+    package struct NoKeys: Error, CustomStringConvertible {
+        package var description: String { "it holds no P-256 keys" }
     }
 }

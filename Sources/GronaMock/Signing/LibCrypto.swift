@@ -100,7 +100,7 @@ enum LibCrypto {
         return owned
     }
 
-    /// A package key from SubjectPublicKeyInfo DER, which must be P-256.
+    /// A public key from SubjectPublicKeyInfo DER, which must be P-256.
     static func publicKey(spki: [UInt8]) throws(CryptoError) -> OwnedKey {
         ERR_clear_error()
         let key: OpaquePointer? = spki.withUnsafeBufferPointer { buffer in
@@ -148,17 +148,17 @@ enum LibCrypto {
         }
     }
 
-    /// The package half as SubjectPublicKeyInfo DER.
+    /// The public half as SubjectPublicKeyInfo DER.
     static func spki(_ key: OwnedKey) throws(CryptoError) -> [UInt8] {
         ERR_clear_error()
         let length = i2d_PUBKEY(key.pointer, nil)
-        guard length > 0 else { throw CryptoError.openSSL("encoding the package key") }
+        guard length > 0 else { throw CryptoError.openSSL("encoding the public key") }
         var der = [UInt8](repeating: 0, count: Int(length))
         let written = der.withUnsafeMutableBufferPointer { buffer -> Int32 in
             var cursor = buffer.baseAddress
             return i2d_PUBKEY(key.pointer, &cursor)
         }
-        guard written == length else { throw CryptoError.openSSL("encoding the package key") }
+        guard written == length else { throw CryptoError.openSSL("encoding the public key") }
         return der
     }
 

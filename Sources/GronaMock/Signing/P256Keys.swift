@@ -36,7 +36,7 @@ package struct P256SigningKey: Sendable {
     }
 }
 
-/// The package half of a P-256 key, in the forms verifiers take it.
+/// The public half of a P-256 key, in the forms verifiers take it.
 package struct P256PublicKey: Sendable, Equatable {
     let key: OwnedKey
     /// SubjectPublicKeyInfo DER, 91 bytes for P-256.

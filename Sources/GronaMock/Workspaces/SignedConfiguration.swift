@@ -50,7 +50,7 @@ enum ConfigurationSigner {
     static let serverMembers = ["schemaVersion", "workspaceKey", "revision", "issuedAt"]
 
     /// What makes a revision: the payload without its revision and time, and the keys that sign it, by id
-    /// and by package key (a rotation, or a key file replaced under the same id, is a new revision even when
+    /// and by public key (a rotation, or a key file replaced under the same id, is a new revision even when
     /// the campaigns are the same; otherwise the stored signature of the old key would keep being served).
     static func contentHash(for workspace: Workspace, keys: KeyStore) -> [UInt8] {
         var material = payload(for: workspace, revision: 0, issuedAt: 0)
