@@ -12,6 +12,8 @@ let package = Package(
         .executable(name: "grona-mock", targets: ["grona-mock"]),
         .library(name: "GronaMock", targets: ["GronaMock"]),
         .library(name: "GronaMockSQLite", targets: ["GronaMockSQLite"]),
+        /// What an SDK's test target depends on: start a mock in process, typed and async.
+        .library(name: "GronaMockTesting", targets: ["GronaMockTesting"]),
     ],
     targets: [
         .systemLibrary(
@@ -52,6 +54,13 @@ let package = Package(
             name: "GronaMockSQLite",
             dependencies: ["GronaMock", "GronaCSQLite"]
         ),
+        /// The test kit: the engine in an SDK's test process, with the committed workspaces and test keys
+        /// bundled (copies of `workspaces/` and `keys/`; a test keeps them identical).
+        .target(
+            name: "GronaMockTesting",
+            dependencies: ["GronaMock", "GronaMockSQLite", "GronaHTTP", "GronaJSON"],
+            resources: [.copy("Resources/workspaces"), .copy("Resources/keys")]
+        ),
         /// The command line: parses options, opens the storage, calls the engine.
         .executableTarget(
             name: "grona-mock",
@@ -74,6 +83,10 @@ let package = Package(
             name: "GronaStorageConformance",
             dependencies: ["GronaMock"],
             path: "Tests/GronaStorageConformance"
+        ),
+        .testTarget(
+            name: "GronaMockTestingTests",
+            dependencies: ["GronaMockTesting", "GronaTestSupport"]
         ),
         .testTarget(
             name: "GronaMockSQLiteTests",

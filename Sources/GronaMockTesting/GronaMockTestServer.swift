@@ -1,0 +1,218 @@
+import Foundation
+import GronaHTTP
+import GronaJSON
+import GronaMock
+import GronaMockSQLite
+import Synchronization
+
+/// A grona-mock engine running inside a test process: what an SDK's tests start, use and stop.
+///
+/// `start()` listens on 127.0.0.1 with a port the system picks, serves the committed workspaces with the
+/// committed test keys (bundled with this library, so it works from any working directory and inside a test
+/// bundle), and keeps events in a temporary database removed by `stop()`. Control calls (workspaces,
+/// events, faults, clock) are answered in process through the same routes, checks and limits as the HTTP
+/// control API, without a socket and without holding a thread while they wait.
+public final class GronaMockTestServer: Sendable {
+    /// Where the SDK under test should point: `http://127.0.0.1:<port>`.
+    public let baseURL: URL
+
+    private let engine: GronaMock.GronaMockServer
+    private let temporaryDirectory: URL
+    private let lifecycle = Mutex(Lifecycle.running)
+
+    private enum Lifecycle {
+        case running
+        case stopping([CheckedContinuation<Void, Never>])
+        case stopped
+    }
+
+    /// What to serve, when not the committed workspaces and keys.
+    public struct Options: Sendable {
+        /// A directory of `<workspaceKey>.json` files; nil serves the committed `acme-market` and `hostile`.
+        public var workspacesDirectory: URL?
+        /// A directory of `<kid>.pem` signing keys; nil uses the committed test keys.
+        public var keysDirectory: URL?
+        /// Keep at most this many events, dropping the oldest; nil keeps them all.
+        public var maxEvents: Int?
+
+        public init(workspacesDirectory: URL? = nil, keysDirectory: URL? = nil, maxEvents: Int? = nil) {
+            self.workspacesDirectory = workspacesDirectory
+            self.keysDirectory = keysDirectory
+            self.maxEvents = maxEvents
+        }
+    }
+
+    private init(engine: GronaMock.GronaMockServer, baseURL: URL, temporaryDirectory: URL) {
+        self.engine = engine
+        self.baseURL = baseURL
+        self.temporaryDirectory = temporaryDirectory
+    }
+
+    /// Starts a mock on 127.0.0.1, port 0. Throws `GronaMockTestError` naming what could not be loaded.
+    public static func start(_ options: Options = Options()) async throws -> GronaMockTestServer {
+        let workspaces = try options.workspacesDirectory ?? BundledFiles.directory("workspaces")
+        let keys = try options.keysDirectory ?? BundledFiles.directory("keys")
+        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "grona-mock-test-\(UUID().uuidString)")
+        do {
+            try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+        } catch {
+            throw GronaMockTestError("cannot create a temporary directory at \(temporary.path): \(error)")
+        }
+        var http = HTTPServer.Configuration()
+        http.host = "127.0.0.1"
+        http.port = 0
+        var configuration = GronaMockConfiguration(
+            http: http, workspacesDirectory: workspaces.path, keysDirectory: keys.path,
+            storage: .sqlite(path: temporary.appendingPathComponent("events.sqlite").path),
+            maxEvents: options.maxEvents)
+        configuration.reloadInterval = .milliseconds(200)
+        do {
+            let engine = try GronaMock.GronaMockServer.start(configuration, logger: .silent)
+            guard let url = URL(string: engine.url) else {
+                engine.shutdown()
+                engine.wait()
+                throw GronaMockTestError("the server reported an unusable URL \(engine.url)")
+            }
+            return GronaMockTestServer(engine: engine, baseURL: url, temporaryDirectory: temporary)
+        } catch let error as StartupError {
+            try? FileManager.default.removeItem(at: temporary)
+            throw GronaMockTestError("grona-mock could not start: \(error)")
+        }
+    }
+
+    /// Stops serving (requests in flight are answered, stored events committed) and removes the temporary
+    /// database. Safe to call more than once and from several tasks: every call returns once it has stopped.
+    public func stop() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let start = lifecycle.withLock { state -> Bool in
+                switch state {
+                case .running:
+                    state = .stopping([continuation])
+                    return true
+                case .stopping(let waiting):
+                    state = .stopping(waiting + [continuation])
+                    return false
+                case .stopped:
+                    continuation.resume()
+                    return false
+                }
+            }
+            guard start else { return }
+            // `wait` blocks until the server has stopped, so it runs on a thread of its own, never on the
+            // caller's executor.
+            Thread.detachNewThread { [self] in
+                engine.shutdown()
+                engine.wait()
+                try? FileManager.default.removeItem(at: temporaryDirectory)
+                let waiting = lifecycle.withLock { state -> [CheckedContinuation<Void, Never>] in
+                    defer { state = .stopped }
+                    if case .stopping(let waiting) = state { return waiting }
+                    return []
+                }
+                for continuation in waiting { continuation.resume() }
+            }
+        }
+    }
+
+    deinit {
+        // A server dropped without stop() must not keep its threads and port for the rest of the run.
+        if lifecycle.withLock({ if case .running = $0 { true } else { false } }) {
+            engine.shutdown()
+            try? FileManager.default.removeItem(at: temporaryDirectory)
+        }
+    }
+
+    // MARK: - Workspaces
+
+    /// A workspace served from its file (shared by every test using this server).
+    public func workspace(_ key: String) -> GronaMockWorkspace {
+        GronaMockWorkspace(key: key, secretKey: nil, isClone: false, server: self)
+    }
+
+    /// A workspace of its own for one test: a clone of `base` under a fresh key, with its own secret key,
+    /// events and faults, so tests running in parallel never see each other's. Remove it with
+    /// `GronaMockWorkspace.remove()` (or use `withIsolatedWorkspace`).
+    public func isolatedWorkspace(cloning base: String = "acme-market") async throws -> GronaMockWorkspace {
+        let key = "t-" + UUID().uuidString.lowercased().prefix(18).replacingOccurrences(of: "-", with: "")
+        let body = try await call(
+            "POST", "/_mock/workspaces/\(base)/clone", json: ["workspaceKey": .string(key)], expecting: [201, 200])
+        guard let secret = body["secretKey"]?.stringValue else {
+            throw GronaMockTestError("the clone of \(base) came back without a secret key")
+        }
+        return GronaMockWorkspace(key: key, secretKey: secret, isClone: true, server: self)
+    }
+
+    // MARK: - Clock (one per server: it moves every workspace's time)
+
+    /// Moves the mock's clock (grant windows, schedules, `receivedAt`) by `duration`, frozen or not.
+    public func advanceClock(by duration: Duration) async throws {
+        _ = try await call("POST", "/_mock/clock", json: ["advanceMs": .number(JSONNumber(duration.milliseconds))])
+    }
+
+    /// Stops the mock's clock at `date`, or at now.
+    public func freezeClock(at date: Date? = nil) async throws {
+        var change: JSONObject = ["freeze": .bool(true)]
+        if let date { change.set("at", .number(JSONNumber(Int64((date.timeIntervalSince1970 * 1000).rounded())))) }
+        _ = try await call("POST", "/_mock/clock", json: change)
+    }
+
+    /// Back to the wall clock.
+    public func resetClock() async throws {
+        _ = try await call("POST", "/_mock/clock", json: ["reset": .bool(true)])
+    }
+
+    /// The mock's time now.
+    public func now() async throws -> Date {
+        let state = try await call("GET", "/_mock/clock")
+        return Date(timeIntervalSince1970: Double(state["now"]?.int64Value ?? 0) / 1000)
+    }
+
+    /// Everything back to the files: events, faults, clock and run-time workspace changes of every
+    /// workspace. Global: prefer an isolated workspace per test on a shared server.
+    public func resetEverything() async throws {
+        _ = try await call("POST", "/_mock/reset")
+    }
+
+    // MARK: - Requests
+
+    /// One control-API request answered in process; a status outside `expecting` throws with the API's
+    /// error code and message.
+    func call(
+        _ method: String, _ target: String, json body: JSONObject? = nil, expecting: Set<Int> = [200]
+    ) async throws -> JSONValue {
+        let response = try await raw(method, target, body: body.map { JSONValue.object($0).serialized() })
+        guard expecting.contains(response.status.code) else {
+            throw GronaMockTestError(response: response, request: "\(method) \(target)")
+        }
+        guard !response.body.isEmpty else { return .null }
+        do {
+            return try JSONParser().parse(response.body)
+        } catch {
+            throw GronaMockTestError("\(method) \(target) answered with a body that is not JSON: \(error)")
+        }
+    }
+
+    /// One request in process, with its status whatever it is.
+    func raw(
+        _ method: String, _ target: String, body: [UInt8]? = nil, headers: [(String, String)] = []
+    ) async throws -> HTTPResponse {
+        guard case .running = lifecycle.withLock({ $0 }) else {
+            throw GronaMockTestError("\(method) \(target): the mock has been stopped")
+        }
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: grona-mock\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        if let body {
+            head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n"
+        }
+        let request = head + "\r\n" + String(decoding: body ?? [], as: UTF8.self)
+        return await engine.exchange(request)
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds, rounded towards zero.
+    var milliseconds: Int64 {
+        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+    }
+}
