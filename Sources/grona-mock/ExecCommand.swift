@@ -143,22 +143,7 @@ enum ExecCommand {
         server.wait()
 
         var status = outcome.status
-        if let findings, failOnViolations {
-            for line in findings.violationLines() { Console.error("grona-mock exec: violation \(line)") }
-            for problem in findings.problems {
-                Console.error("grona-mock exec: cannot check workspace \(problem.workspace): \(problem.message)")
-            }
-            let count = findings.violationCount
-            if count > 0 || !findings.problems.isEmpty {
-                let workspaces = Set(findings.workspaces.filter { !$0.violations.isEmpty }.map(\.key)).count
-                Console.error(
-                    "grona-mock exec: \(count) contract violation\(count == 1 ? "" : "s") in \(workspaces) "
-                        + "workspace\(workspaces == 1 ? "" : "s")"
-                        + (findings.problems.isEmpty ? "" : ", \(findings.problems.count) workspace(s) not checked")
-                        + (status == 0 ? "; failing (--fail-on-violations)" : ""))
-                if status == 0 { status = ExitCode.failure.rawValue }
-            }
-        }
+        if let findings, failOnViolations { status = judge(findings, commandStatus: status) }
         if let findings {
             var written = true
             if let reportPath {
@@ -173,6 +158,24 @@ enum ExecCommand {
             if !written && status == 0 { status = ExitCode.failure.rawValue }
         }
         return status
+    }
+
+    /// `--fail-on-violations`: prints each violation and each workspace that could not be checked, and
+    /// turns a success into a failure when there is any; a failed command keeps its status.
+    private static func judge(_ findings: ExecFindings, commandStatus: Int32) -> Int32 {
+        for line in findings.violationLines() { Console.error("grona-mock exec: violation \(line)") }
+        for problem in findings.problems {
+            Console.error("grona-mock exec: cannot check workspace \(problem.workspace): \(problem.message)")
+        }
+        let count = findings.violationCount
+        guard count > 0 || !findings.problems.isEmpty else { return commandStatus }
+        let workspaces = findings.workspaces.filter { !$0.violations.isEmpty }.count
+        Console.error(
+            "grona-mock exec: \(count) contract violation\(count == 1 ? "" : "s") in \(workspaces) "
+                + "workspace\(workspaces == 1 ? "" : "s")"
+                + (findings.problems.isEmpty ? "" : ", \(findings.problems.count) workspace(s) not checked")
+                + (commandStatus == 0 ? "; failing (--fail-on-violations)" : ""))
+        return commandStatus == 0 ? ExitCode.failure.rawValue : commandStatus
     }
 
     /// The URL the command should use: the server's, with a wildcard address replaced by loopback (a client
