@@ -100,14 +100,7 @@ enum ServeCommand {
             return .failure
         }
         Console.out("grona-mock \(GronaMockVersion.current) listening on \(server.url)")
-        let loopback =
-            ["127.0.0.1", "localhost", "::1"].contains(configuration.http.host)
-            || configuration.http.host.hasPrefix("127.")
-        if !loopback && configuration.adminToken == nil {
-            logger.warning(
-                "listening beyond loopback without --admin-token: anyone who can reach this port can reset events, "
-                    + "change workspaces and inject faults", [("host", configuration.http.host)])
-        }
+        warnWhenExposed(configuration, logger: logger)
 
         var received: Int32 = 0
         sigwait(&signals, &received)
@@ -118,7 +111,21 @@ enum ServeCommand {
         return .success
     }
 
-    private static func makeConfiguration(
+    /// Warns when the port is reachable beyond this machine and nothing protects `/_mock`.
+    static func warnWhenExposed(_ configuration: GronaMockConfiguration, logger: Logger) {
+        let loopback =
+            ["127.0.0.1", "localhost", "::1"].contains(configuration.http.host)
+            || configuration.http.host.hasPrefix("127.")
+        if !loopback && configuration.adminToken == nil {
+            logger.warning(
+                "listening beyond loopback without --admin-token: anyone who can reach this port can reset events, "
+                    + "change workspaces and inject faults", [("host", configuration.http.host)])
+        }
+    }
+
+    /// The engine's configuration and the logger from `options`' values (shared with `exec`, which takes
+    /// the same options).
+    static func makeConfiguration(
         _ parsed: ParsedOptions
     ) throws(UsageError) -> (GronaMockConfiguration, Logger) {
         var http = HTTPServer.Configuration()

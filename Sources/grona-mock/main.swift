@@ -23,6 +23,7 @@ let usage = """
       config     Validate workspace files; sign the bundled configuration; verify a signed one.
       grants     Issue a customer's grants; verify a grant as an order backend does.
       events     Export received events (ndjson or CSV) or summarise them, from the database file.
+      exec       Serve while one command runs (tests, CI), then exit with its status: exec -- COMMAND.
 
     Run 'grona-mock <command> --help' for a command's options.
       -h, --help      Show this help.
@@ -57,6 +58,8 @@ case "grants":
     status = GrantsCommand.run(Array(arguments.dropFirst()), environment: environment)
 case "events":
     status = EventsCommand.run(Array(arguments.dropFirst()), environment: environment)
+case "exec":
+    exit(ExecCommand.run(Array(arguments.dropFirst()), environment: environment))
 case "--version":
     Console.out(
         "grona-mock \(GronaMockVersion.current) (\(GronaMockVersion.libraries), SQLite \(SQLiteStorage.libraryVersion))"
