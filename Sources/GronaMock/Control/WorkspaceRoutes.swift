@@ -140,28 +140,95 @@ enum WorkspaceRoutes {
 }
 
 /// `POST /_mock/reset`: events, faults, clock and run-time workspace changes back to the files.
+///
+/// With `?workspace=KEY`, only what one test run leaves behind on a shared server: that workspace's events
+/// and rejected events, its fault rules (rules without a workspace apply to all and stay), its run-time
+/// changes (a clone is removed) and its grant log. The clock is one per server, so it is never reset per
+/// workspace (docs/workspaces.md says why).
 enum ResetRoutes {
     static func register(
         on router: inout Router, registry: WorkspaceRegistry, events: EventStore, faults: FaultEngine,
         clock: ServerClock,
         grants: GrantLog
     ) {
-        router.on(.post, "/_mock/reset") { _, responder in
-            faults.clear()
-            clock.reset()
-            grants.clear()
-            registry.reset()
-            guard let writer = events.writer else {
-                responder.send(HTTPResponse.json("{\"reset\":true}"))
-                return
-            }
-            writer.submit(
-                .delete(workspaceKey: nil) { result in
-                    switch result {
-                    case .success: responder.send(HTTPResponse.json("{\"reset\":true}"))
-                    case .failure: responder.send(HTTPError.storageUnavailable.response)
+        let runs = RunState(events: events, faults: faults, grants: grants)
+        router.on(.post, "/_mock/reset") { request, responder in
+            responder.sendingErrors {
+                if let key = try workspaceParameter(request) {
+                    // Throws before anything is cleared when the workspace is unknown.
+                    let served = try registry.reset(key)
+                    runs.clear(key) { result in
+                        switch result {
+                        case .success(let cleared):
+                            var body: JSONObject = ["reset": .bool(true), "workspaceKey": .string(key)]
+                            body.set("served", .bool(served != nil))
+                            if let served { body.set("revision", .number(JSONNumber(served.configuration.revision))) }
+                            body.set("events", .number(JSONNumber(cleared.events)))
+                            body.set("faults", .number(JSONNumber(cleared.faults)))
+                            responder.send(HTTPResponse.json(JSONValue.object(body).serialized()))
+                        case .failure(let error):
+                            responder.send(error.httpError.response)
+                        }
                     }
-                })
+                    return
+                }
+                faults.clear()
+                clock.reset()
+                grants.clear()
+                registry.reset()
+                guard let writer = events.writer else {
+                    responder.send(HTTPResponse.json("{\"reset\":true}"))
+                    return
+                }
+                writer.submit(
+                    .delete(workspaceKey: nil) { result in
+                        switch result {
+                        case .success: responder.send(HTTPResponse.json("{\"reset\":true}"))
+                        case .failure: responder.send(HTTPError.storageUnavailable.response)
+                        }
+                    })
+            }
         }
+    }
+
+    /// The workspace a reset is limited to, or nil for everything. Any other parameter is refused: a misspelt
+    /// `workspace` must not widen a reset to every test run on the server.
+    private static func workspaceParameter(_ request: HTTPRequest) throws(InvalidQuery) -> String? {
+        var key: String?
+        for item in request.queryItems {
+            guard item.name == "workspace" else {
+                throw InvalidQuery("Unknown parameter \(Quote.text(item.name)); this endpoint takes workspace.")
+            }
+            guard key == nil else { throw InvalidQuery("Name one workspace: workspace is given twice.") }
+            guard !item.value.isEmpty else {
+                throw InvalidQuery("Name the workspace, ?workspace=run-42, or leave it out to reset everything.")
+            }
+            key = item.value
+        }
+        return key
+    }
+}
+
+/// What a test run leaves on a shared server besides its workspace: its fault rules, its grant log and its
+/// stored events. Cleared together when one workspace is reset.
+struct RunState: Sendable {
+    let events: EventStore
+    let faults: FaultEngine
+    let grants: GrantLog
+
+    struct Cleared: Sendable {
+        var faults: Int
+        var events: Int
+    }
+
+    /// Clears `key`'s run state; `completion` runs once its events (and rejected events) are deleted.
+    func clear(_ key: String, completion: @escaping @Sendable (Result<Cleared, StorageError>) -> Void) {
+        let removedFaults = faults.clear(workspace: key)
+        grants.clear(workspace: key)
+        guard let writer = events.writer else { return completion(.success(Cleared(faults: removedFaults, events: 0))) }
+        writer.submit(
+            .delete(workspaceKey: key) { result in
+                completion(result.map { Cleared(faults: removedFaults, events: $0) })
+            })
     }
 }

@@ -119,7 +119,8 @@ package final class WorkspaceRegistry: Sendable {
         loading.withLock { _ in reload(force: false) }
     }
 
-    private func reload(force: Bool) -> [FileReport] {
+    /// Loads the files whose stamp changed (every file with `force`); the caller holds `loading`.
+    func reload(force: Bool) -> [FileReport] {
         var forceAll = force
         let keyStamps = Self.keyStamps(keys.directory)
         if keyStamps != state.withLock({ $0.keyStamps }) {
