@@ -11,7 +11,13 @@ enum WorkspaceRoutes {
             let list: [JSONValue] = registry.workspaceKeys.compactMap { key in
                 registry.entry(for: key).map { summary($0, registry) }
             }
-            return HTTPResponse.json(JSONValue.object(["workspaces": .array(list)]).serialized())
+            // A file whose edit was refused is not in the list (or is, at its last good revision): its error
+            // is here, as health shows it, so that a reload that failed is not invisible.
+            let errors: [JSONValue] = registry.loadErrors.map { error in
+                .object(["file": .string(error.file), "message": .string(error.message)])
+            }
+            let body: JSONObject = ["workspaces": .array(list), "errors": .array(errors)]
+            return HTTPResponse.json(JSONValue.object(body).serialized())
         }
         router.on(.get, "/_mock/workspaces/{key}") { request in
             let entry = try lookup(request, registry)

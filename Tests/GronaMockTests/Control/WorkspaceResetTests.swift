@@ -163,3 +163,33 @@ struct WorkspaceResetTests {
         }
     }
 }
+
+@Suite("GET /_mock/workspaces shows files that failed to load")
+struct WorkspaceListErrorsTests {
+    static func listing(_ port: Int) throws -> JSONValue {
+        try JSONParser().parse(try fetch(port, Control.request("GET", "/_mock/workspaces")).body)
+    }
+
+    @Test("a broken edit is listed with its first error, beside the last good revision it keeps serving")
+    func brokenEdit() throws {
+        let fixture = try MockFixture.standard()
+        try fixture.withServer { server in
+            #expect(try Self.listing(server.port)["errors"] == [])
+            let broken = MockFixture.workspace("shop").replacingOccurrences(of: "home_top", with: "home_topp")
+            try fixture.writeWorkspace("shop", broken)
+            var listed = JSONValue.null
+            #expect(
+                eventually {
+                    listed = (try? Self.listing(server.port)) ?? .null
+                    return listed["errors"]?.arrayValue?.isEmpty == false
+                })
+            let error = try #require(listed["errors"]?[0])
+            #expect(error["file"]?.stringValue?.hasSuffix("/shop.json") == true)
+            #expect(error["message"]?.stringValue?.contains(#"unknown placement "home_topp""#) == true)
+            #expect(listed["workspaces"]?[0]?["workspaceKey"]?.stringValue == "shop", "the last good revision")
+
+            try fixture.writeWorkspace("shop", MockFixture.workspace("shop"))
+            #expect(eventually { (try? Self.listing(server.port))?["errors"] == [] })
+        }
+    }
+}
