@@ -123,7 +123,7 @@ extension WorkspaceRegistry {
         }
         let observers = expiryObservers.withLock { $0 }
         for (key, ttl) in expired {
-            logger.info("clone expired; no longer served", [("workspace", key), ("ttlSeconds", String(ttl))])
+            logger.info("clone expired; no longer served", [("workspace", key), ("ttlSeconds", ttl)])
             for observer in observers { observer(key) }
         }
         return expired.map(\.key)
@@ -203,7 +203,7 @@ extension WorkspaceRegistry {
             let restored = entry(for: key)
             logger.info(
                 "workspace reset",
-                [("workspace", key), ("was", current.origin.rawValue), ("served", restored == nil ? "false" : "true")])
+                [("workspace", key), ("was", current.origin.rawValue), ("served", restored != nil)])
             return restored
         }
     }
@@ -230,7 +230,7 @@ extension WorkspaceRegistry {
             let entry = try install(workspace, sourcePath: nil, problems: problems, source: document, origin: origin)
             logger.info(
                 "workspace changed at run time",
-                [("workspace", key), ("revision", String(entry.configuration.revision)), ("origin", origin.rawValue)])
+                [("workspace", key), ("revision", entry.configuration.revision), ("origin", origin.rawValue)])
             return entry
         } catch {
             throw .failed("could not sign the configuration: \(error)")

@@ -213,7 +213,7 @@ package final class WorkspaceRegistry: Sendable {
             if previous?.configuration.revision != entry.configuration.revision {
                 logger.info(
                     "serving workspace",
-                    [("workspace", workspace.key), ("revision", String(entry.configuration.revision)), ("file", path)])
+                    [("workspace", workspace.key), ("revision", entry.configuration.revision), ("file", path)])
             }
             state.withLock { $0.fileErrors[path] = nil }
             return FileReport(path: path, outcome: .served(revision: entry.configuration.revision), problems: problems)
@@ -251,7 +251,7 @@ package final class WorkspaceRegistry: Sendable {
         if let previous {
             logger.warning(
                 "keeping the last good revision",
-                [("workspace", previous.workspace.key), ("revision", String(previous.configuration.revision))])
+                [("workspace", previous.workspace.key), ("revision", previous.configuration.revision)])
         } else {
             logger.warning("workspace not served until its file is fixed", [("file", path)])
         }
