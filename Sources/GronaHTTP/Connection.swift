@@ -257,8 +257,8 @@ final class Connection {
                 "request",
                 [
                     ("method", request.method.description), ("path", String(request.path.prefix(512))),
-                    ("status", String(response.status.code)), ("bytes", String(sendsBody ? response.body.count : 0)),
-                    ("duration_ms", "\(micros / 1000).\(String(micros % 1000 + 1000).dropFirst())"),
+                    ("status", response.status.code), ("bytes", sendsBody ? response.body.count : 0),
+                    ("duration_ms", Logger.Value.fixed(Int64(clamping: micros), decimals: 3)),
                     ("peer", peer),
                 ])
         }

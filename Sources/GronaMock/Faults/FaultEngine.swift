@@ -88,6 +88,18 @@ package final class FaultEngine: Sendable {
         }
     }
 
+    /// Removes the rules scoped to `workspace` (`POST /_mock/reset?workspace=`) and says how many there were.
+    /// Rules without a workspace apply to every workspace, so they stay: one test run must not take away
+    /// another's faults.
+    @discardableResult
+    package func clear(workspace: String) -> Int {
+        state.withLock { state in
+            let count = state.rules.count
+            state.rules.removeAll { $0.workspace == workspace }
+            return count - state.rules.count
+        }
+    }
+
     /// Removes every rule (`DELETE /_mock/faults`, `POST /_mock/reset`) and says how many there were.
     @discardableResult
     package func clear() -> Int {

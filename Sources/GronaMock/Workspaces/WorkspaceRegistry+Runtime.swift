@@ -25,7 +25,9 @@ extension WorkspaceRegistry {
         _ key: String, document: JSONValue, allowInvalid: Bool = false, origin: Origin = .runtime
     ) throws(ChangeError) -> Entry {
         try loading.withLock { _ throws(ChangeError) in
-            try replace(key, document: document, allowInvalid: allowInvalid, origin: origin)
+            // A clone stays one (deletable, and removed when its time to live passes) whatever is put in it.
+            let origin = entry(for: key)?.origin == .clone ? .clone : origin
+            return try replace(key, document: document, allowInvalid: allowInvalid, origin: origin)
         }
     }
 
@@ -52,8 +54,12 @@ extension WorkspaceRegistry {
     }
 
     /// Copies workspace `key` as `newKey`: the same content and keys, its own secret key (a secret picks the
-    /// workspace on the grants endpoint, so it cannot be shared) and its own events.
-    package func clone(_ key: String, as newKey: String, secretKey: String?) throws(ChangeError) -> (Entry, String) {
+    /// workspace on the grants endpoint, so it cannot be shared) and its own events. With `ttlSeconds`, the
+    /// clone is removed by `expireClones` once that many seconds of real time have passed after `now`.
+    package func clone(
+        _ key: String, as newKey: String, secretKey: String?, ttlSeconds: Int? = nil,
+        now: UInt64 = MonotonicClock.now()
+    ) throws(ChangeError) -> (Entry, String) {
         try loading.withLock { _ throws(ChangeError) -> (Entry, String) in
             let current = try existing(key)
             guard Identifiers.isWorkspaceKey(newKey) else {
@@ -69,6 +75,11 @@ extension WorkspaceRegistry {
             root.set("secretKeys", .array([.string(secret)]))
             let entry = try replace(
                 newKey, document: .object(root), allowInvalid: !current.problems.isEmpty, origin: .clone)
+            // `deadline(from:after:)` saturates, so no time to live can overflow the deadline.
+            let expiry = ttlSeconds.map {
+                CloneExpiry(ttlSeconds: $0, deadline: MonotonicClock.deadline(from: now, after: .seconds($0)))
+            }
+            state.withLock { $0.expiries[newKey] = expiry }
             return (entry, secret)
         }
     }
@@ -78,8 +89,49 @@ extension WorkspaceRegistry {
         try loading.withLock { _ throws(ChangeError) in
             let current = try existing(key)
             guard current.origin == .clone else { throw .notAClone(key) }
-            state.withLock { $0.entries[key] = nil }
+            state.withLock {
+                $0.entries[key] = nil
+                $0.expiries[key] = nil
+                // A file of the same name, hidden while the clone was served, is loaded at the next tick.
+                $0.stamps[filePath(key)] = nil
+            }
         }
+    }
+
+    /// The time to live of clone `key`, if it was given one.
+    package func expiry(of key: String) -> CloneExpiry? {
+        state.withLock { $0.expiries[key] }
+    }
+
+    /// Removes the clones whose time to live has passed at `now` (a `MonotonicClock` reading; tests pass
+    /// their own) and tells the observers (`onCloneExpired`) each key, so that its events and the rest of its
+    /// run go too. The file watcher calls it on every tick; the work is one pass over the clones that have a
+    /// time to live. Returns the keys removed.
+    @discardableResult
+    package func expireClones(now: UInt64 = MonotonicClock.now()) -> [String] {
+        let expired = loading.withLock { _ in
+            state.withLock { state -> [(key: String, ttl: Int)] in
+                let due = state.expiries.filter { $0.value.deadline <= now }
+                for key in due.keys {
+                    state.expiries[key] = nil
+                    // Deleting or resetting a clone drops its expiry, so this only guards the invariant.
+                    if state.entries[key]?.origin == .clone { state.entries[key] = nil }
+                    state.stamps[filePath(key)] = nil
+                }
+                return due.map { ($0.key, $0.value.ttlSeconds) }.sorted { $0.key < $1.key }
+            }
+        }
+        let observers = expiryObservers.withLock { $0 }
+        for (key, ttl) in expired {
+            logger.info("clone expired; no longer served", [("workspace", key), ("ttlSeconds", ttl)])
+            for observer in observers { observer(key) }
+        }
+        return expired.map(\.key)
+    }
+
+    /// Adds a handler told the key of every clone `expireClones` removes.
+    package func onCloneExpired(_ observer: @escaping @Sendable (String) -> Void) {
+        expiryObservers.withLock { $0.append(observer) }
     }
 
     /// Which key list `rotate` turns.
@@ -123,6 +175,7 @@ extension WorkspaceRegistry {
         loading.withLock { _ in
             state.withLock { state in
                 state.entries = state.entries.filter { $0.value.origin == .file }
+                state.expiries = [:]
                 state.stamps = [:]
                 state.keyStamps = [:]
             }
@@ -131,7 +184,34 @@ extension WorkspaceRegistry {
         }
     }
 
+    /// Drops the run-time changes of one workspace, for a test run that shares the server with others: its
+    /// file is served again, as after a global reset (a clone, or a workspace only set at run time, is no
+    /// longer served). Other workspaces are left as they are; a key generated by a rotation stays in memory,
+    /// unused, until a global reset. Returns the entry now served under `key`, if any.
+    @discardableResult
+    package func reset(_ key: String) throws(ChangeError) -> Entry? {
+        try loading.withLock { _ throws(ChangeError) -> Entry? in
+            let current = try existing(key)
+            guard current.origin != .file else { return current }
+            state.withLock { state in
+                state.entries[key] = nil
+                state.expiries[key] = nil
+                // Read the file again even if it did not change while the run-time version hid it.
+                state.stamps[filePath(key)] = nil
+            }
+            _ = reload(force: false)
+            let restored = entry(for: key)
+            logger.info(
+                "workspace reset",
+                [("workspace", key), ("was", current.origin.rawValue), ("served", restored != nil)])
+            return restored
+        }
+    }
+
     // MARK: - Helpers (called holding `loading`)
+
+    /// Where the file of workspace `key` would be.
+    private func filePath(_ key: String) -> String { directory + "/" + key + ".json" }
 
     private func existing(_ key: String) throws(ChangeError) -> Entry {
         guard let entry = entry(for: key) else { throw .unknownWorkspace(key) }
@@ -150,7 +230,7 @@ extension WorkspaceRegistry {
             let entry = try install(workspace, sourcePath: nil, problems: problems, source: document, origin: origin)
             logger.info(
                 "workspace changed at run time",
-                [("workspace", key), ("revision", String(entry.configuration.revision)), ("origin", origin.rawValue)])
+                [("workspace", key), ("revision", entry.configuration.revision), ("origin", origin.rawValue)])
             return entry
         } catch {
             throw .failed("could not sign the configuration: \(error)")

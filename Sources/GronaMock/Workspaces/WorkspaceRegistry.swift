@@ -47,7 +47,24 @@ package final class WorkspaceRegistry: Sendable {
         var keyStamps: [String: String] = [:]
         /// Files that are not served as written, with their first error, for health.
         var fileErrors: [String: String] = [:]
+        /// Clones made with a time to live, by key.
+        var expiries: [String: CloneExpiry] = [:]
     }
+
+    /// When a clone made with `ttlSeconds` is removed. The deadline is on the real monotonic clock, not the
+    /// mock's: a test that moves the mock's clock forward by a day must not delete its own clone, and one that
+    /// moves it back must not keep a forgotten clone for ever.
+    package struct CloneExpiry: Sendable, Equatable {
+        package let ttlSeconds: Int
+        /// `MonotonicClock` nanoseconds.
+        package let deadline: UInt64
+
+        /// Nanoseconds left at `now` (a `MonotonicClock` reading), 0 once passed.
+        package func remaining(at now: UInt64) -> UInt64 { deadline > now ? deadline - now : 0 }
+    }
+
+    /// The time to live a clone may be given: a second to a day.
+    package static let cloneTTLSeconds: ClosedRange<Int> = 1...86_400
 
     /// Files whose last load failed, with the first error of each, in file order.
     package var loadErrors: [(file: String, message: String)] {
@@ -64,6 +81,8 @@ package final class WorkspaceRegistry: Sendable {
     let state: Mutex<State>
     /// Serialises loading, so two reloads never sign the same change twice; readers do not take it.
     let loading = Mutex(())
+    /// Told the key of each clone `expireClones` removed, to clear what else the clone's run left.
+    let expiryObservers = Mutex<[@Sendable (String) -> Void]>([])
 
     package init(
         directory: String, keys: KeyStore, revisions: any GronaStorage, clock: ServerClock, logger: Logger
@@ -119,7 +138,8 @@ package final class WorkspaceRegistry: Sendable {
         loading.withLock { _ in reload(force: false) }
     }
 
-    private func reload(force: Bool) -> [FileReport] {
+    /// Loads the files whose stamp changed (every file with `force`); the caller holds `loading`.
+    func reload(force: Bool) -> [FileReport] {
         var forceAll = force
         let keyStamps = Self.keyStamps(keys.directory)
         if keyStamps != state.withLock({ $0.keyStamps }) {
@@ -193,7 +213,7 @@ package final class WorkspaceRegistry: Sendable {
             if previous?.configuration.revision != entry.configuration.revision {
                 logger.info(
                     "serving workspace",
-                    [("workspace", workspace.key), ("revision", String(entry.configuration.revision)), ("file", path)])
+                    [("workspace", workspace.key), ("revision", entry.configuration.revision), ("file", path)])
             }
             state.withLock { $0.fileErrors[path] = nil }
             return FileReport(path: path, outcome: .served(revision: entry.configuration.revision), problems: problems)
@@ -231,7 +251,7 @@ package final class WorkspaceRegistry: Sendable {
         if let previous {
             logger.warning(
                 "keeping the last good revision",
-                [("workspace", previous.workspace.key), ("revision", String(previous.configuration.revision))])
+                [("workspace", previous.workspace.key), ("revision", previous.configuration.revision)])
         } else {
             logger.warning("workspace not served until its file is fixed", [("file", path)])
         }
