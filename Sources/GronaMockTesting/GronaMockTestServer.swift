@@ -133,10 +133,17 @@ public final class GronaMockTestServer: Sendable {
     /// A workspace of its own for one test: a clone of `base` under a fresh key, with its own secret key,
     /// events and faults, so tests running in parallel never see each other's. Remove it with
     /// `GronaMockWorkspace.remove()` (or use `withIsolatedWorkspace`).
-    public func isolatedWorkspace(cloning base: String = "acme-market") async throws -> GronaMockWorkspace {
+    ///
+    /// `timeToLive` (1 s to 1 day): the server removes the clone and its events by itself once it passes (by
+    /// the real clock), so a test process that crashes before `remove()` leaves nothing behind on a shared
+    /// server.
+    public func isolatedWorkspace(
+        cloning base: String = "acme-market", timeToLive: Duration? = nil
+    ) async throws -> GronaMockWorkspace {
         let key = "t-" + UUID().uuidString.lowercased().prefix(18).replacingOccurrences(of: "-", with: "")
-        let body = try await call(
-            "POST", "/_mock/workspaces/\(base)/clone", json: ["workspaceKey": .string(key)], expecting: [201, 200])
+        var clone: JSONObject = ["workspaceKey": .string(key)]
+        if let timeToLive { clone.set("ttlSeconds", .number(JSONNumber(max(1, timeToLive.milliseconds / 1000)))) }
+        let body = try await call("POST", "/_mock/workspaces/\(base)/clone", json: clone, expecting: [201, 200])
         guard let secret = body["secretKey"]?.stringValue else {
             throw GronaMockTestError("the clone of \(base) came back without a secret key")
         }

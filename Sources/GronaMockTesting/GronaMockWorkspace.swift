@@ -138,6 +138,20 @@ public struct GronaMockWorkspace: Sendable {
         try await server.call("GET", "/_mock/workspaces/\(key)")["revision"]?.int64Value ?? 0
     }
 
+    /// When the server will remove this clone by itself (by the real clock), for a clone made with a time to
+    /// live; nil otherwise.
+    public func expiry() async throws -> Date? {
+        let listing = try await server.call("GET", "/_mock/workspaces/\(key)")
+        return listing["expiresAt"]?.int64Value.map { Date(timeIntervalSince1970: Double($0) / 1000) }
+    }
+
+    /// Back to where this workspace started, touching no other: its events, rejected events, fault rules,
+    /// grants and run-time changes (`POST /_mock/reset?workspace=`). A clone is removed by it, as by
+    /// `remove()`; the clock, one per server, is left alone.
+    public func reset() async throws {
+        _ = try await server.call("POST", "/_mock/reset?workspace=\(key)")
+    }
+
     /// Removes a clone with its events and fault rules. A workspace served from a file is not removed.
     public func remove() async throws {
         guard isClone else { return }

@@ -154,6 +154,33 @@ struct TestKitTests {
         }
     }
 
+    @Test("resetting one served workspace clears its events and faults, and leaves another workspace's alone")
+    func resetOneWorkspace() async throws {
+        try await withGronaMock { mock in
+            let shared = mock.workspace("acme-market")
+            let other = try await mock.isolatedWorkspace()
+            _ = try Self.post(shared.eventsURL, try Self.batch(workspace: shared.key, events: [Self.exposure("s-1")]))
+            _ = try Self.post(other.eventsURL, try Self.batch(workspace: other.key, events: [Self.exposure("o-1")]))
+            try await shared.inject(.drop, on: .config)
+            try await other.inject(.drop, on: .config)
+            try await shared.reset()
+            #expect(try await shared.events().isEmpty)
+            #expect(try await shared.faultRules().isEmpty)
+            #expect(try await other.events().map(\.eventID) == ["o-1"])
+            #expect(try await other.faultRules().count == 1)
+        }
+    }
+
+    @Test("an isolated workspace with a time to live is listed with it")
+    func timeToLive() async throws {
+        try await withGronaMock { mock in
+            let workspace = try await mock.isolatedWorkspace(timeToLive: .seconds(600))
+            let expiry = try #require(try await workspace.expiry())
+            #expect(abs(expiry.timeIntervalSinceNow - 600) < 60)
+            #expect(try await mock.isolatedWorkspace().expiry() == nil)
+        }
+    }
+
     @Test("an isolated workspace is removed with its events")
     func removal() async throws {
         try await withGronaMock { mock in
