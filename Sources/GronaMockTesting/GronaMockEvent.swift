@@ -4,7 +4,7 @@ import GronaJSON
 /// An event the SDK sent and the mock stored (contract §7), typed by its event type, with the server's
 /// fields (`sequence`, `receivedAt`, `correctedTimestamp`). `json` keeps the event exactly as sent, for
 /// anything not typed here.
-public struct GronaMockEvent: Sendable, Hashable, Decodable {
+public struct GronaMockEvent: Sendable, Hashable, Codable {
     /// Arrival order across the server; the inspection API's cursor.
     public let sequence: Int64
     public let workspaceKey: String
@@ -97,6 +97,33 @@ public struct GronaMockEvent: Sendable, Hashable, Decodable {
         }
     }
 
+    /// Writes the event in the inspection API's shape (the server's fields and the event's typed fields;
+    /// fields not typed here are in `json`), so a test can save what it saw and decode it again.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(sequence, forKey: .sequence)
+        try container.encode(workspaceKey, forKey: .workspaceKey)
+        try container.encode(installID, forKey: .installID)
+        try container.encode(receivedAt, forKey: .receivedAt)
+        try container.encode(correctedTimestamp, forKey: .correctedTimestamp)
+        try container.encode(eventID, forKey: .eventID)
+        try container.encode(type, forKey: .type)
+        try container.encode(timestamp, forKey: .timestamp)
+        try container.encodeIfPresent(sessionID, forKey: .sessionID)
+        try container.encodeIfPresent(customerID, forKey: .customerID)
+        try container.encodeIfPresent(demo, forKey: .demo)
+        try container.encodeIfPresent(configRevision, forKey: .configRevision)
+        switch details {
+        case .purchase(let purchase): try purchase.encode(to: encoder)
+        case .action(let context, let action):
+            try context.encode(to: encoder)
+            try container.encode(action, forKey: .action)
+        case .eligible(let context), .anchorVisible(let context), .exposure(let context), .served(let context),
+            .dismiss(let context):
+            try context.encode(to: encoder)
+        }
+    }
+
     private init(decoded: GronaMockEvent, json: Data) {
         sequence = decoded.sequence
         workspaceKey = decoded.workspaceKey
@@ -129,8 +156,8 @@ public struct GronaMockEvent: Sendable, Hashable, Decodable {
 }
 
 /// Where a placement event happened and what it showed (contract §7).
-public struct GronaMockPlacementContext: Sendable, Hashable, Decodable {
-    public struct Screen: Sendable, Hashable, Decodable {
+public struct GronaMockPlacementContext: Sendable, Hashable, Codable {
+    public struct Screen: Sendable, Hashable, Codable {
         public let type: String
         public let id: String?
         public let name: String?
@@ -148,8 +175,8 @@ public struct GronaMockPlacementContext: Sendable, Hashable, Decodable {
 }
 
 /// What an `action` event did.
-public struct GronaMockAction: Sendable, Hashable, Decodable {
-    public struct Line: Sendable, Hashable, Decodable {
+public struct GronaMockAction: Sendable, Hashable, Codable {
+    public struct Line: Sendable, Hashable, Codable {
         public let productID: String
         public let quantity: Int
     }
@@ -163,8 +190,8 @@ public struct GronaMockAction: Sendable, Hashable, Decodable {
 }
 
 /// A `purchase` event: the order and the treatments its backend says it applied.
-public struct GronaMockPurchase: Sendable, Hashable, Decodable {
-    public struct Treatment: Sendable, Hashable, Decodable {
+public struct GronaMockPurchase: Sendable, Hashable, Codable {
+    public struct Treatment: Sendable, Hashable, Codable {
         public let campaignID: String
         public let variantID: String
         public let placement: String

@@ -122,6 +122,21 @@ public struct GronaMockWorkspace: Sendable {
         try await change("POST", "/_mock/workspaces/\(key)/campaigns/\(id)/revive")
     }
 
+    /// Which signing keys a rotation replaces.
+    public enum KeyRole: String, Sendable {
+        /// The configuration's keys: the new key signs beside the old one (contract §2).
+        case config
+        /// The grants' keys.
+        case grant
+    }
+
+    /// Rotates this workspace's `role` keys to a freshly made one; returns the new configuration revision.
+    @discardableResult
+    public func rotateKeys(_ role: KeyRole) async throws -> Int64 {
+        try await server.call("POST", "/_mock/workspaces/\(key)/rotate", json: ["keys": .string(role.rawValue)])[
+            "revision"]?.int64Value ?? 0
+    }
+
     /// Replaces the workspace with `document` (a workspace file's JSON); returns the new revision.
     @discardableResult
     public func replace(with document: Data) async throws -> Int64 {

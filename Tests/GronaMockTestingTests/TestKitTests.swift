@@ -81,6 +81,11 @@ struct TestKitTests {
                 #expect(context.campaignID == "home-hero")
                 #expect(context.screen.type == "home")
                 #expect(try await workspace.events().count == 2)
+                // Codable both ways: what a test saves decodes to the same event.
+                let saved = try JSONEncoder().encode(events[0])
+                let decoded = try JSONDecoder().decode(GronaMockEvent.self, from: saved)
+                #expect(decoded.details == events[0].details)
+                #expect(decoded.eventID == "e-1")
             }
         }
     }
@@ -130,6 +135,18 @@ struct TestKitTests {
             #expect(after.revision == revision)
             #expect(after.isValid)
             #expect(after.etag != before.etag)
+        }
+    }
+
+    @Test("a configuration key rotation serves a new revision that still verifies with the JWKS")
+    func rotation() async throws {
+        try await withGronaMock { mock in
+            let workspace = try await mock.isolatedWorkspace()
+            let before = try await workspace.verifiedConfiguration()
+            let revision = try await workspace.rotateKeys(.config)
+            #expect(revision > before.revision)
+            let after = try await workspace.verifiedConfiguration()
+            #expect(after.isValid)
         }
     }
 
