@@ -96,16 +96,8 @@ enum ExecCommand {
 
         // As in serve: blocked before any thread starts, so that every thread inherits the mask and only
         // the wait below sees them. SIGCHLD too, so that the child's end wakes the same wait.
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        for signal in [SIGINT, SIGTERM, SIGCHLD] { sigaddset(&signals, signal) }
-        pthread_sigmask(SIG_BLOCK, &signals, nil)
-
-        let server: GronaMockServer
-        do {
-            server = try GronaMockServer.start(configuration, logger: logger)
-        } catch {
-            Console.error("grona-mock: \(error)")
+        let signals = ServeCommand.blockSignals([SIGINT, SIGTERM, SIGCHLD])
+        guard let server = ServeCommand.startOrReport(configuration, logger: logger) else {
             return ExitCode.failure.rawValue
         }
         ServeCommand.warnWhenExposed(configuration, logger: logger)

@@ -84,21 +84,8 @@ enum ServeCommand {
             return .usage
         }
 
-        // Block the stop signals before any thread starts, so every thread inherits the mask and only
-        // `sigwait` below ever sees them.
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        sigaddset(&signals, SIGINT)
-        sigaddset(&signals, SIGTERM)
-        pthread_sigmask(SIG_BLOCK, &signals, nil)
-
-        let server: GronaMockServer
-        do {
-            server = try GronaMockServer.start(configuration, logger: logger)
-        } catch {
-            Console.error("grona-mock: \(error)")
-            return .failure
-        }
+        var signals = blockSignals([SIGINT, SIGTERM])
+        guard let server = startOrReport(configuration, logger: logger) else { return .failure }
         Console.out("grona-mock \(GronaMockVersion.current) listening on \(server.url)")
         warnWhenExposed(configuration, logger: logger)
 
@@ -109,6 +96,26 @@ enum ServeCommand {
         server.wait()
         logger.info("stopped")
         return .success
+    }
+
+    /// Blocks `signals` in this thread before any other starts, so that every thread inherits the mask and
+    /// only the caller's `sigwait` sees them; returns the set to wait on.
+    static func blockSignals(_ list: [Int32]) -> sigset_t {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        for signal in list { sigaddset(&signals, signal) }
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+        return signals
+    }
+
+    /// Starts the engine, or prints why it could not and returns nil.
+    static func startOrReport(_ configuration: GronaMockConfiguration, logger: Logger) -> GronaMockServer? {
+        do {
+            return try GronaMockServer.start(configuration, logger: logger)
+        } catch {
+            Console.error("grona-mock: \(error)")
+            return nil
+        }
     }
 
     /// Warns when the port is reachable beyond this machine and nothing protects `/_mock`.
