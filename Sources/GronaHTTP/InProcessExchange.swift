@@ -17,8 +17,11 @@ extension Router {
 
     /// The same exchange, answered through `completion` (from any thread) instead of waited for: what an
     /// `async` caller needs, with no thread held while a long-poll waits.
+    /// `attachments` are set on the request before any middleware sees it: an in-process caller can say who
+    /// it is (the test kit asks the fault middleware to leave its own checks alone).
     package func exchange(
         _ bytes: [UInt8], limits: HTTPParserLimits = HTTPParserLimits(),
+        attachments: HTTPRequest.Attachments = HTTPRequest.Attachments(),
         completion: @escaping @Sendable (HTTPResponse) -> Void
     ) {
         var parser = HTTPRequestParser(limits: limits)
@@ -47,8 +50,9 @@ extension Router {
             completion(error.response)
         case .route(let handler, let parameters, _, _):
             let responder = HTTPResponder(deliver: completion)
-            handler(
-                HTTPRequest(head: head, body: body, pathParameters: parameters, remoteAddress: "in-process"), responder)
+            var request = HTTPRequest(head: head, body: body, pathParameters: parameters, remoteAddress: "in-process")
+            request.attachments = attachments
+            handler(request, responder)
             if let response = responder.finishDispatch() { completion(response) }
         }
     }

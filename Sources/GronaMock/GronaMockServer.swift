@@ -156,9 +156,13 @@ public final class GronaMockServer: Sendable {
     }
 
     /// The same, answered asynchronously: no thread is held while the handler works or a long-poll waits.
-    package func exchange(_ request: String) async -> HTTPResponse {
-        await withCheckedContinuation { continuation in
-            router.exchange(Array(request.utf8), limits: configuration.http.parserLimits) {
+    /// `bypassingFaults`: the fault rules do not see the request (neither fire nor count it), for a test's own
+    /// checks, which must not use up the faults meant for the SDK under test.
+    package func exchange(_ request: String, bypassingFaults: Bool = false) async -> HTTPResponse {
+        var attachments = HTTPRequest.Attachments()
+        if bypassingFaults { attachments[FaultEngine.Bypass.self] = FaultEngine.Bypass() }
+        return await withCheckedContinuation { continuation in
+            router.exchange(Array(request.utf8), limits: configuration.http.parserLimits, attachments: attachments) {
                 continuation.resume(returning: $0)
             }
         }

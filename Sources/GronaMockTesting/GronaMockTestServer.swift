@@ -147,7 +147,9 @@ public final class GronaMockTestServer: Sendable {
         guard let secret = body["secretKey"]?.stringValue else {
             throw GronaMockTestError("the clone of \(base) came back without a secret key")
         }
-        return GronaMockWorkspace(key: key, secretKey: secret, isClone: true, server: self)
+        var workspace = GronaMockWorkspace(key: key, secretKey: secret, isClone: true, server: self)
+        workspace.origin = (base, timeToLive.map { max(1, $0.milliseconds / 1000) })
+        return workspace
     }
 
     // MARK: - Clock (one per server: it moves every workspace's time)
@@ -201,6 +203,9 @@ public final class GronaMockTestServer: Sendable {
     }
 
     /// One request in process, with its status whatever it is.
+    ///
+    /// Fault rules never see these requests: a test's own checks (its configuration and grants verified as an
+    /// SDK would) must not fire, or use up, the faults meant for the SDK under test.
     func raw(
         _ method: String, _ target: String, body: [UInt8]? = nil, headers: [(String, String)] = []
     ) async throws -> HTTPResponse {
@@ -213,7 +218,7 @@ public final class GronaMockTestServer: Sendable {
             head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n"
         }
         let request = head + "\r\n" + String(decoding: body ?? [], as: UTF8.self)
-        return await engine.exchange(request)
+        return await engine.exchange(request, bypassingFaults: true)
     }
 }
 

@@ -17,6 +17,8 @@ public struct GronaMockWorkspace: Sendable {
     /// Whether this is a clone made for one test.
     public let isClone: Bool
     let server: GronaMockTestServer
+    /// For a clone: the workspace it was cloned from, and its time to live in seconds.
+    var origin: (base: String, ttlSeconds: Int64?)? = nil
 
     /// The signed configuration's URL (contract §4).
     public var configurationURL: URL { server.baseURL.appendingPathComponent("v1/mobile/workspaces/\(key)/config") }
@@ -161,18 +163,29 @@ public struct GronaMockWorkspace: Sendable {
     }
 
     /// Back to where this workspace started, touching no other: its events, rejected events, fault rules,
-    /// grants and run-time changes (`POST /_mock/reset?workspace=`). A clone is removed by it, as by
-    /// `remove()`; the clock, one per server, is left alone.
+    /// grants and run-time changes (`POST /_mock/reset?workspace=`). A clone comes back as it was made, under
+    /// the same key and secret key (the server removes a reset clone; this clones it again). The clock, one
+    /// per server, is left alone.
     public func reset() async throws {
         _ = try await server.call("POST", "/_mock/reset?workspace=\(key)")
+        guard let origin else { return }
+        var clone: JSONObject = ["workspaceKey": .string(key)]
+        if let secretKey { clone.set("secretKey", .string(secretKey)) }
+        if let ttl = origin.ttlSeconds { clone.set("ttlSeconds", .number(JSONNumber(ttl))) }
+        _ = try await server.call("POST", "/_mock/workspaces/\(origin.base)/clone", json: clone, expecting: [201, 200])
     }
 
     /// Removes a clone with its events and fault rules. A workspace served from a file is not removed.
+    /// Removing one already removed (or expired) is not an error.
     public func remove() async throws {
         guard isClone else { return }
         try await removeFaults()
         try await deleteEvents()
-        _ = try await server.call("DELETE", "/_mock/workspaces/\(key)")
+        do {
+            _ = try await server.call("DELETE", "/_mock/workspaces/\(key)")
+        } catch let error as GronaMockTestError where error.code == "unknown_workspace" {
+            return
+        }
     }
 
     private func change(_ method: String, _ target: String) async throws -> Int64 {

@@ -32,9 +32,10 @@ public func withGronaMock<T: Sendable>(
 extension GronaMockTestServer {
     /// Runs `body` with a workspace of its own (a clone of `base`) and removes it afterwards.
     public func withIsolatedWorkspace<T: Sendable>(
-        cloning base: String = "acme-market", _ body: (GronaMockWorkspace) async throws -> T
+        cloning base: String = "acme-market", timeToLive: Duration? = nil,
+        _ body: (GronaMockWorkspace) async throws -> T
     ) async throws -> T {
-        let workspace = try await isolatedWorkspace(cloning: base)
+        let workspace = try await isolatedWorkspace(cloning: base, timeToLive: timeToLive)
         do {
             let result = try await body(workspace)
             try await workspace.remove()

@@ -188,6 +188,42 @@ struct TestKitTests {
         }
     }
 
+    @Test("the kit's own checks neither fire nor use up the faults meant for the SDK")
+    func checksBypassFaults() async throws {
+        try await withGronaMock { mock in
+            try await mock.withIsolatedWorkspace { workspace in
+                try await workspace.inject(.badSignature, on: .config, count: 1)
+                #expect(try await workspace.verifiedConfiguration().isValid)
+                #expect(try await workspace.faultRules().first?.remaining == 1)
+                // The SDK's fetch, over a socket, meets the fault.
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+                process.arguments = ["curl", "-s", "-o", "/dev/null", workspace.configurationURL.absoluteString]
+                try process.run()
+                process.waitUntilExit()
+                #expect(try await workspace.faultRules().first?.fired == 1)
+            }
+        }
+    }
+
+    @Test("resetting an isolated workspace brings it back as it was made, under the same keys, and remove still works")
+    func resetIsolated() async throws {
+        try await withGronaMock { mock in
+            try await mock.withIsolatedWorkspace { workspace in
+                let start = try await workspace.revision()
+                try await workspace.killCampaign("home-hero")
+                _ = try Self.post(
+                    workspace.eventsURL, try Self.batch(workspace: workspace.key, events: [Self.exposure("z-1")]))
+                try await workspace.reset()
+                #expect(try await workspace.events().isEmpty)
+                #expect(try await workspace.verifiedConfiguration().isValid)
+                let grants = try await workspace.grants(for: "cust_1")
+                #expect(grants.allSatisfy { $0.customerID == "cust_1" })
+                #expect(try await workspace.revision() >= start)
+            }
+        }
+    }
+
     @Test("an isolated workspace with a time to live is listed with it")
     func timeToLive() async throws {
         try await withGronaMock { mock in
