@@ -17,48 +17,48 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(
-            name: "GronaCOpenSSL",
+            name: "GronaMockCOpenSSL",
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
         .systemLibrary(
-            name: "GronaCSQLite",
+            name: "GronaMockCSQLite",
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
         .systemLibrary(
-            name: "GronaCZlib",
+            name: "GronaMockCZlib",
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
         /// epoll and eventfd, which Glibc's module does not export; empty on other systems. The C modules carry the
         /// project's prefix so that they cannot clash with an SDK test target's own when the test kit is linked in.
-        .systemLibrary(name: "GronaCLinux"),
+        .systemLibrary(name: "GronaMockCLinux"),
         /// JSON as RFC 8259 has it: a strict parser with limits, a value type, a writer. No dependencies.
-        .target(name: "GronaJSON"),
+        .target(name: "GronaMockJSON"),
         /// The HTTP/1.1 server core: sockets, event loops, the parser, connections, the router with route groups
         /// and middleware, responses. It knows nothing of Grona, and is tested alone with toy routes.
         .target(
-            name: "GronaHTTP",
-            dependencies: ["GronaJSON", "GronaCLinux"]
+            name: "GronaMockHTTP",
+            dependencies: ["GronaMockJSON", "GronaMockCLinux"]
         ),
         /// The engine: workspaces, signing, configuration, grants, events, faults, clock, violations and the
         /// control API, on top of the HTTP core. It defines the storage protocol (`GronaStorage`) and links no
         /// database.
         .target(
             name: "GronaMock",
-            dependencies: ["GronaJSON", "GronaHTTP", "GronaCOpenSSL", "GronaCZlib"]
+            dependencies: ["GronaMockJSON", "GronaMockHTTP", "GronaMockCOpenSSL", "GronaMockCZlib"]
         ),
         /// `GronaStorage` on SQLite: one writer, a pool of readers (WAL). The only target that sees SQLite.
         .target(
             name: "GronaMockSQLite",
-            dependencies: ["GronaMock", "GronaCSQLite"]
+            dependencies: ["GronaMock", "GronaMockCSQLite"]
         ),
         /// The test kit: the engine in an SDK's test process, with the committed workspaces and test keys
         /// bundled (copies of `workspaces/` and `keys/`; a test keeps them identical).
         .target(
             name: "GronaMockTesting",
-            dependencies: ["GronaMock", "GronaMockSQLite", "GronaHTTP", "GronaJSON"],
+            dependencies: ["GronaMock", "GronaMockSQLite", "GronaMockHTTP", "GronaMockJSON"],
             resources: [.copy("Resources/workspaces"), .copy("Resources/keys")]
         ),
         /// The command line: parses options, opens the storage, calls the engine.
@@ -68,34 +68,34 @@ let package = Package(
         ),
         /// What the test targets share: a raw TCP client and live-server helpers. Not a product.
         .target(
-            name: "GronaTestSupport",
-            dependencies: ["GronaHTTP"],
-            path: "Tests/GronaTestSupport"
+            name: "GronaMockTestSupport",
+            dependencies: ["GronaMockHTTP"],
+            path: "Tests/GronaMockTestSupport"
         ),
         /// The HTTP core alone, with toy routes and no engine.
         .testTarget(
-            name: "GronaHTTPTests",
-            dependencies: ["GronaHTTP", "GronaTestSupport"],
+            name: "GronaMockHTTPTests",
+            dependencies: ["GronaMockHTTP", "GronaMockTestSupport"],
             resources: [.copy("Fixtures")]
         ),
         /// The checks every storage backend passes, run by each backend's test target. Not a product.
         .target(
-            name: "GronaStorageConformance",
+            name: "GronaMockStorageConformance",
             dependencies: ["GronaMock"],
-            path: "Tests/GronaStorageConformance"
+            path: "Tests/GronaMockStorageConformance"
         ),
         .testTarget(
             name: "GronaMockTestingTests",
-            dependencies: ["GronaMockTesting", "GronaTestSupport"]
+            dependencies: ["GronaMockTesting", "GronaMockTestSupport"]
         ),
         .testTarget(
             name: "GronaMockSQLiteTests",
-            dependencies: ["GronaMockSQLite", "GronaStorageConformance", "GronaTestSupport"]
+            dependencies: ["GronaMockSQLite", "GronaMockStorageConformance", "GronaMockTestSupport"]
         ),
         .testTarget(
             name: "GronaMockTests",
             // The executable is a dependency so that command-line tests can run the built binary.
-            dependencies: ["GronaMock", "GronaMockSQLite", "grona-mock", "GronaTestSupport"]
+            dependencies: ["GronaMock", "GronaMockSQLite", "grona-mock", "GronaMockTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// Everything `grona-mock serve` can be told, with the defaults a fresh checkout runs with.
 public struct GronaMockConfiguration: Sendable {

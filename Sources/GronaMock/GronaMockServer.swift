@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// The grona-mock engine: the Grona endpoints and the `/_mock` API on one HTTP server.
 ///

@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// The release of grona-mock, reported by `--version` and the health endpoint.
 public enum GronaMockVersion {

@@ -1,6 +1,6 @@
-import GronaHTTP
-import GronaJSON
 import GronaMock
+import GronaMockHTTP
+import GronaMockJSON
 
 extension GronaMockConfiguration.Storage {
     /// The SQLite file at `path`, created when missing; `:memory:` keeps everything in memory for the

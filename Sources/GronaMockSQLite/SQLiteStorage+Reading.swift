@@ -1,6 +1,6 @@
-import GronaHTTP
-import GronaJSON
 import GronaMock
+import GronaMockHTTP
+import GronaMockJSON
 
 /// The reads: every one on a reading connection, paged by sequence, bounded by the page's limit.
 extension SQLiteStorage {

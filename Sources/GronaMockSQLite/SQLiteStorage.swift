@@ -1,6 +1,6 @@
-import GronaHTTP
-import GronaJSON
 import GronaMock
+import GronaMockHTTP
+import GronaMockJSON
 
 /// `GronaStorage` on one SQLite file: the default backend, for one process.
 ///

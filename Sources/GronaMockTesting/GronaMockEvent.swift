@@ -1,5 +1,5 @@
 import Foundation
-import GronaJSON
+import GronaMockJSON
 
 /// An event the SDK sent and the mock stored (contract §7), typed by its event type, with the server's
 /// fields (`sequence`, `receivedAt`, `correctedTimestamp`). `json` keeps the event exactly as sent, for

@@ -1,4 +1,4 @@
-import GronaJSON
+import GronaMockJSON
 
 /// A way for a Grona endpoint to fail, as an SDK must survive it (docs/faults.md).
 public enum GronaMockFault: Sendable, Hashable {

@@ -1,6 +1,6 @@
 import Foundation
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// Why a test-kit call failed: a sentence, and for a refused control call the API's status and error code.
 public struct GronaMockTestError: Error, Sendable, CustomStringConvertible {

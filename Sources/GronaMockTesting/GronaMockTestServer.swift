@@ -1,7 +1,7 @@
 import Foundation
-import GronaHTTP
-import GronaJSON
 import GronaMock
+import GronaMockHTTP
+import GronaMockJSON
 import GronaMockSQLite
 import Synchronization
 

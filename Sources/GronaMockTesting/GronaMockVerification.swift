@@ -1,7 +1,7 @@
 import Foundation
-import GronaHTTP
-import GronaJSON
 import GronaMock
+import GronaMockHTTP
+import GronaMockJSON
 
 /// A signed configuration as an SDK would check it: fetched from the endpoint, every signature verified with
 /// the workspace's JWKS (contract §4), the payload decoded.

@@ -1,7 +1,7 @@
 import Foundation
-import GronaHTTP
-import GronaJSON
 import GronaMock
+import GronaMockHTTP
+import GronaMockJSON
 
 /// One workspace of a running mock, and what a test does with it: read and wait for the events the SDK sent,
 /// inject faults, change campaigns, check the SDK's side of the contract.

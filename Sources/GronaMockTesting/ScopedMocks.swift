@@ -1,5 +1,5 @@
 /// Scoped helpers for Swift Testing (and any `async` code): the mock or the workspace lives for the body and
-import GronaJSON
+import GronaMockJSON
 
 /// is stopped or removed afterwards, whether the body returns or throws.
 ///

@@ -1,6 +1,6 @@
-import GronaHTTP
-import GronaJSON
 import GronaMock
+import GronaMockHTTP
+import GronaMockJSON
 import GronaMockSQLite
 
 /// `grona-mock config validate|sign|verify`: the workspace checks, the bundled configuration an app ships,

@@ -1,6 +1,6 @@
-import GronaHTTP
-import GronaJSON
 import GronaMock
+import GronaMockHTTP
+import GronaMockJSON
 import GronaMockSQLite
 
 /// `grona-mock events export|summary`: what the SDK sent, read from the database file, whether or not a

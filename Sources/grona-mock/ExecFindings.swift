@@ -1,6 +1,6 @@
-import GronaHTTP
-import GronaJSON
 import GronaMock
+import GronaMockHTTP
+import GronaMockJSON
 
 /// What `grona-mock exec` found in the store once the command ended, per served workspace: the events
 /// received by type, the rejected ones, and the contract violations. Gathered while the server still runs,

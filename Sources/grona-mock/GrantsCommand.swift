@@ -1,6 +1,6 @@
-import GronaHTTP
-import GronaJSON
 import GronaMock
+import GronaMockHTTP
+import GronaMockJSON
 
 /// `grona-mock grants issue` and `grona-mock grants verify`: what an order-backend developer needs to see
 /// and check grants without writing a client.

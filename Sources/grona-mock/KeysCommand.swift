@@ -1,6 +1,6 @@
-import GronaHTTP
-import GronaJSON
 import GronaMock
+import GronaMockHTTP
+import GronaMockJSON
 
 /// `grona-mock keys generate <kid>` and `grona-mock keys list`.
 enum KeysCommand {

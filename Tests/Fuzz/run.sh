@@ -56,7 +56,7 @@ if [ "$target" = all ] && [ ${#extra[@]} -gt 0 ]; then
     usage
 fi
 
-# One executable for every target: the library modules of Sources/ (GronaJSON, GronaHTTP, GronaMock: every
+# One executable for every target: the library modules of Sources/ (GronaMockJSON, GronaMockHTTP, GronaMock: every
 # folder with Swift files but no main.swift) and this folder's Swift files, compiled together as one module,
 # so the targets call internal functions directly, without @testable. For that the files are copied to
 # $build/src with their imports of those modules blanked (the line stays, so line numbers in reports hold).

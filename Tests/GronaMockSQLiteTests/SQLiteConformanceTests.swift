@@ -1,7 +1,7 @@
-import GronaHTTP
-import GronaJSON
 import GronaMock
-import GronaStorageConformance
+import GronaMockHTTP
+import GronaMockJSON
+import GronaMockStorageConformance
 import Testing
 
 @testable import GronaMockSQLite

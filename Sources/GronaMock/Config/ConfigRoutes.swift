@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// The Grona configuration endpoints (contract §4 and §6) and the SDK's one-call setup.
 enum ConfigRoutes {

@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// `/_mock/clock`: the mock's time, which grant windows, `iat`/`exp`, `issuedAt`, schedules and
 /// `receivedAt` all follow (contract §8).

@@ -1,4 +1,4 @@
-import GronaHTTP
+import GronaMockHTTP
 
 /// Where the engine's domain errors become HTTP answers: each error type thrown by domain code (validation,
 /// workspaces, storage, the clock, queries) is given its status, its stable code and its sentence here and

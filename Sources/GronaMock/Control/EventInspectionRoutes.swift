@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// `/_mock/events`: what the SDK sent, for tests and people (contract §8).
 enum EventInspectionRoutes {

@@ -1,6 +1,6 @@
 import Dispatch
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// Health for scripts, CI jobs, compose and orchestrators, none of which need the admin token:
 ///

@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// `GET /_mock/metrics`: Prometheus text format, for load tests and dashboards.
 enum MetricsRoutes {

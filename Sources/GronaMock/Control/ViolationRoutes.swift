@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// `GET /_mock/events/violations?workspace=…`: every breach of the SDK's side of the contract in the stored
 /// event stream, with the rule, the events involved and a sentence (contract §8). The rules are in

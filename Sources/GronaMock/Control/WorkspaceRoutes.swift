@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// `/_mock/workspaces`: change workspaces at run time (contract §8). Every change is validated as a file is
 /// and served as a new signed revision.

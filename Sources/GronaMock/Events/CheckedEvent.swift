@@ -1,4 +1,4 @@
-import GronaJSON
+import GronaMockJSON
 
 /// A stored event as the violation rules read it: the fields they use, anything missing nil (the store only
 /// holds events that passed validation, so the rules need not repeat it).

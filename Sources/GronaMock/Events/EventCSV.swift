@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// CSV cells for `events export --format csv` (RFC 4180), safe to open in a spreadsheet.
 ///

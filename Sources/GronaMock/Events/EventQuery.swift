@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// A filter over stored events, read from the inspection API's query string (or the command line's
 /// options). Each storage backend turns it into its own query.

@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 import Synchronization
 
 /// Received events, over whichever `GronaStorage` backend the server was given: written through the one

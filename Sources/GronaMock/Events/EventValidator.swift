@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// Validates an events batch (contract §7): the envelope as a whole (a problem there fails the request), and
 /// each event on its own (a problem there rejects that event, with the field and the reason).

@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 import Synchronization
 
 /// The `GET /_mock/events/wait` long-polls: each waits until enough matching events are stored, or until

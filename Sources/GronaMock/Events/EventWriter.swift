@@ -1,4 +1,4 @@
-import GronaHTTP
+import GronaMockHTTP
 import Synchronization
 
 /// The one thread that writes events. Requests that arrive together are written in one transaction (group

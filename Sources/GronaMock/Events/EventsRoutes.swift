@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// `POST /v1/mobile/events` (contract §7): whole-request problems fail the request; per-event problems
 /// reject just that event; the answer is sent once the accepted events are committed.

@@ -1,4 +1,4 @@
-import GronaJSON
+import GronaMockJSON
 
 /// The SDK's side of the contract, checked on a stored event stream (contract §8, issue 6): what a correct
 /// SDK never sends. Declared once: the checker reports these cases, the JSON output names them by their wire

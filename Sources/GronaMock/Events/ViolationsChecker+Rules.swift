@@ -1,4 +1,4 @@
-import GronaJSON
+import GronaMockJSON
 
 /// The rules that judge one event at a time, each named by its `ViolationRule`; `ViolationsChecker.add` calls
 /// them in order.

@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// When a campaign was killed, and revived if it was, on the server's clock (Unix epoch milliseconds) and in
 /// configuration revisions. Open (`revivedAt` nil) while the campaign is still killed.

@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 import Synchronization
 
 /// When each campaign was killed and revived, for the `event_after_kill` rule: the registry serves only the

@@ -1,4 +1,4 @@
-import GronaJSON
+import GronaMockJSON
 
 /// The configuration faults (contract §4, §8): a served document that an SDK must refuse, each for one exact
 /// reason, built from the real revision so that everything else about it is right.

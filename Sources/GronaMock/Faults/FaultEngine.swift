@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 import Synchronization
 
 /// Injected faults (contract §8): rules that make the Grona endpoints fail in the ways an SDK must survive.

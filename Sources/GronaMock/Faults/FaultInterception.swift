@@ -1,6 +1,6 @@
 import Dispatch
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 import Synchronization
 
 extension FaultEngine {

@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// `/_mock/faults`: add, list and remove injected fault rules (contract §8). docs/faults.md has the API.
 enum FaultRoutes {

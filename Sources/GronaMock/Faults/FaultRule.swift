@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// One injected fault rule (contract §8): what it does, which requests it targets, how often it fires, and
 /// what it has done so far.

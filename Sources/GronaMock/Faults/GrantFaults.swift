@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// The grant faults (contract §6, §8): grants an SDK or order backend must refuse, each for one exact reason.
 /// Everything else about them is right: the real campaign, variant and treatment, signed with the workspace's

@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// The claims of a grant (contract §6), in the order they are written.
 package struct GrantClaims: Sendable, Equatable {

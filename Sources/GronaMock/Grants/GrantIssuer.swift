@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// Decides which grants a customer gets and signs them (contract §6).
 package enum GrantIssuer {

@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 import Synchronization
 
 /// Which grants the server has issued, per workspace and customer: the SDK contract checks ask whether an

@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// Verifies a grant as an order backend must (contract §6): the ES256 signature with the key its `kid`
 /// names, `typ` `grona-grant+jwt`, `aud` the workspace, and `nbf`/`exp` with 60 s of leeway.

@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// `POST /v1/mobile/grants` (contract §6): the secret key picks the workspace; the answer lists the
 /// customer's grants, each signed afresh.

@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// The `typ` values that keep a configuration and a grant from passing for each other (RFC 8725 §3.11).
 package enum JOSEType: String, Sendable, CaseIterable {

@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// Verifies ES256 JWS documents as the SDK and order backends must: `alg` pinned to ES256 (so `none` and
 /// algorithm confusion fail), `typ` checked, the key picked by `kid` from a fixed set, every part decoded

@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// The signing keys of `keys/`: one P-256 private key per `<kid>.pem` (contract §2).
 package struct KeyStore: Sendable {

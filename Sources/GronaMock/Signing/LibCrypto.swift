@@ -1,6 +1,6 @@
-import GronaCOpenSSL
-import GronaHTTP
-import GronaJSON
+import GronaMockCOpenSSL
+import GronaMockHTTP
+import GronaMockJSON
 import Synchronization
 
 /// Every call into libcrypto lives in this file: P-256 keys, ECDSA over SHA-256, the DER and raw signature

@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// A P-256 private key for ES256 signatures, loaded from `keys/<kid>.pem` or generated.
 package struct P256SigningKey: Sendable {

@@ -3,7 +3,7 @@
 /// The engine owns this protocol and everything around it: the one writer thread and its group commit
 /// (`EventWriter`), the health probe's coalescing, the JSON the inspection API answers with. A backend only
 /// stores and reads, so a second backend (PostgreSQL) repeats no policy. `GronaMockSQLite` is the default
-/// backend; `Tests/GronaStorageConformance` is the suite every backend passes.
+/// backend; `Tests/GronaMockStorageConformance` is the suite every backend passes.
 ///
 /// Threads: `commit`, `eventCount` and `dropOldestEvents` are called from the engine's one writer thread only,
 /// never concurrently with each other. Every other method may be called from any thread at any time, also

@@ -1,4 +1,4 @@
-import GronaHTTP
+import GronaMockHTTP
 
 /// The engine's error codes, each declared once (the HTTP core declares its own in `ErrorCode`).
 /// docs/errors.md and docs/openapi.yaml list every one; a test walks `engineCodes` to keep them so.

@@ -1,6 +1,6 @@
 import Dispatch
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 import Synchronization
 
 /// A named background thread that sleeps until it is woken or a timeout passes: the event writer, the

@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// Validates one campaign: identity, status, placement, assignment, schedule, targeting and variants.
 struct CampaignValidator {

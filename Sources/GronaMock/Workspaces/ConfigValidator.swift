@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// Validates a workspace's `config`: settings, campaigns and previews (contract §4). Paths are written as
 /// the SDK sees them in the payload: `campaigns[2].placement`, not `config.campaigns[2].placement`.

@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// Validates slot content: components (Grona-rendered) and decisions (host-rendered), with their images and
 /// actions (contract §4).

@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// The identifier grammars of contract §1. Anything else is rejected, so no identifier can become a path.
 enum Identifiers {

@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// One revision of a workspace's configuration, signed once and served byte-identical until it changes
 /// (contract §4): the JWS document, its gzip form, and a strong ETag for each.

@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// Validates targeting rules (contract §4): `all`, `any`, `not`, and conditions whose value fits their
 /// field and operator.

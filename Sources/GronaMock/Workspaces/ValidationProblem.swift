@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// One problem found in a workspace: where (a JSON path) and why (a sentence a person can act on).
 package struct ValidationProblem: Sendable, Equatable, CustomStringConvertible {

@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// A validated workspace (contract §3): what the server needs typed, plus the configuration body exactly
 /// as it is served.

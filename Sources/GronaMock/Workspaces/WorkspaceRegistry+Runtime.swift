@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// Changes made while the server runs (contract §8): replace a workspace, kill or revive a campaign, clone a
 /// workspace for an isolated test run, rotate keys. Each is validated as a file is and served as a new signed

@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 import Synchronization
 
 /// The workspaces being served and their signed configurations: loaded from `workspaces/`, reloaded when

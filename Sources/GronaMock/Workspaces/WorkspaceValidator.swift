@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// Validates a workspace file (contract §3 and §4) and reports every problem at once, each with its JSON
 /// path; see docs/workspaces.md for the rules.

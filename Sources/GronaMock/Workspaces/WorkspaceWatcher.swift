@@ -1,5 +1,5 @@
-import GronaHTTP
-import GronaJSON
+import GronaMockHTTP
+import GronaMockJSON
 
 /// Polls the workspaces and keys directories and reloads what changed, so an edited file is served within
 /// two seconds. Polling (every half second) works the same on Linux, macOS and bind mounts in containers,

@@ -1,7 +1,7 @@
 import Foundation
-import GronaJSON
 import GronaMock
-import GronaTestSupport
+import GronaMockJSON
+import GronaMockTestSupport
 import Testing
 
 #if canImport(FoundationXML)

@@ -1,5 +1,5 @@
 import Foundation
-import GronaTestSupport
+import GronaMockTestSupport
 import Testing
 
 @Suite("grona-mock command line")

@@ -1,8 +1,8 @@
 import Foundation
-import GronaHTTP
-import GronaJSON
 import GronaMock
-import GronaTestSupport
+import GronaMockHTTP
+import GronaMockJSON
+import GronaMockTestSupport
 import Synchronization
 import Testing
 

@@ -1,8 +1,8 @@
 import Foundation
-import GronaHTTP
-import GronaJSON
 import GronaMock
-import GronaTestSupport
+import GronaMockHTTP
+import GronaMockJSON
+import GronaMockTestSupport
 import Testing
 
 /// A key file replaced under the same id is a new revision, signed by the new key: the stored signature of

@@ -1,9 +1,9 @@
 // Over 400 lines on purpose: the table of valid and invalid events, one row per field rule of contract §7.
 
 import Foundation
-import GronaHTTP
-import GronaJSON
-import GronaTestSupport
+import GronaMockHTTP
+import GronaMockJSON
+import GronaMockTestSupport
 import Testing
 
 @testable import GronaMock

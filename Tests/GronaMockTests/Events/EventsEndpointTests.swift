@@ -2,10 +2,10 @@
 // listing, filters, paging, wait, delete), each section a few tests sharing the same fixtures.
 
 import Foundation
-import GronaHTTP
-import GronaJSON
 import GronaMock
-import GronaTestSupport
+import GronaMockHTTP
+import GronaMockJSON
+import GronaMockTestSupport
 import Testing
 
 /// A whole request the events endpoint refuses, with the status, code and a part of the message.

@@ -1,8 +1,8 @@
 import Foundation
-import GronaHTTP
-import GronaJSON
 import GronaMock
-import GronaTestSupport
+import GronaMockHTTP
+import GronaMockJSON
+import GronaMockTestSupport
 
 /// Batches for `POST /v1/mobile/events` and readers for its answers and for `/_mock/events`, shared by the
 /// events tests.

@@ -1,8 +1,8 @@
 import Foundation
-import GronaHTTP
-import GronaJSON
 import GronaMock
-import GronaTestSupport
+import GronaMockHTTP
+import GronaMockJSON
+import GronaMockTestSupport
 import Testing
 
 /// The fault kinds are one enum, `FaultKind`: the API's errors list it, and docs/faults.md and the OpenAPI

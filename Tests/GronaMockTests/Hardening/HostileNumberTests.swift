@@ -1,8 +1,8 @@
 import Foundation
-import GronaHTTP
-import GronaJSON
 import GronaMock
-import GronaTestSupport
+import GronaMockHTTP
+import GronaMockJSON
+import GronaMockTestSupport
 import Testing
 
 /// Integers from clients and from the controllable clock never trap: each computation has a documented

@@ -35,23 +35,23 @@ struct LayeringTests {
     @Test("each C library is imported in one place")
     func cModules() throws {
         var importers: [String: [String]] = [:]
-        for folder in ["GronaHTTP", "GronaJSON", "GronaMock", "GronaMockSQLite", "grona-mock"] {
+        for folder in ["GronaMockHTTP", "GronaMockJSON", "GronaMock", "GronaMockSQLite", "grona-mock"] {
             for file in try Self.files(in: folder) {
-                for line in file.text.split(separator: "\n") where line.hasPrefix("import GronaC") {
+                for line in file.text.split(separator: "\n") where line.hasPrefix("import GronaMockC") {
                     importers[String(line.dropFirst("import ".count)), default: []].append(file.path)
                 }
             }
         }
-        #expect(importers["GronaCSQLite"] == ["GronaMockSQLite/SQLite.swift"])
-        #expect(importers["GronaCOpenSSL"] == ["GronaMock/Signing/LibCrypto.swift"])
-        #expect(importers["GronaCZlib"] == ["GronaMock/Compression/Gzip.swift"])
-        #expect(importers["GronaCLinux"]?.allSatisfy { $0.hasPrefix("GronaHTTP/") } == true)
+        #expect(importers["GronaMockCSQLite"] == ["GronaMockSQLite/SQLite.swift"])
+        #expect(importers["GronaMockCOpenSSL"] == ["GronaMock/Signing/LibCrypto.swift"])
+        #expect(importers["GronaMockCZlib"] == ["GronaMock/Compression/Gzip.swift"])
+        #expect(importers["GronaMockCLinux"]?.allSatisfy { $0.hasPrefix("GronaMockHTTP/") } == true)
     }
 
     @Test("error codes are declared once: no ErrorCode is made from a string outside the two declaration files")
     func errorCodesDeclaredOnce() throws {
-        let declarations: Set<String> = ["GronaHTTP/ErrorCode.swift", "GronaMock/Support/EngineErrorCodes.swift"]
-        for folder in ["GronaHTTP", "GronaMock", "GronaMockSQLite", "grona-mock"] {
+        let declarations: Set<String> = ["GronaMockHTTP/ErrorCode.swift", "GronaMock/Support/EngineErrorCodes.swift"]
+        for folder in ["GronaMockHTTP", "GronaMock", "GronaMockSQLite", "grona-mock"] {
             for file in try Self.files(in: folder) where !declarations.contains(file.path) {
                 let makesCode = file.text.contains("ErrorCode(\"")
                 #expect(!makesCode, "\(file.path) makes an error code from a string")

@@ -1,9 +1,9 @@
 import Foundation
-import GronaHTTP
-import GronaJSON
 import GronaMock
+import GronaMockHTTP
+import GronaMockJSON
 import GronaMockSQLite
-import GronaTestSupport
+import GronaMockTestSupport
 import Testing
 
 #if canImport(Glibc)

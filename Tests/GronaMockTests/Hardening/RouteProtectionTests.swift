@@ -1,9 +1,9 @@
 import Foundation
-import GronaHTTP
-import GronaJSON
 import GronaMock
+import GronaMockHTTP
+import GronaMockJSON
 import GronaMockSQLite
-import GronaTestSupport
+import GronaMockTestSupport
 import Testing
 
 /// `--admin-token` protects the `/_mock` route group, not the routes registered before it: walking the

@@ -1,8 +1,8 @@
 import Foundation
-import GronaHTTP
-import GronaJSON
 import GronaMock
-import GronaTestSupport
+import GronaMockHTTP
+import GronaMockJSON
+import GronaMockTestSupport
 import Testing
 
 /// Each vocabulary is declared once, as a type, and the documents follow it: adding an error code without

@@ -1,7 +1,7 @@
-import GronaHTTP
-import GronaJSON
 import GronaMock
-import GronaTestSupport
+import GronaMockHTTP
+import GronaMockJSON
+import GronaMockTestSupport
 import Testing
 
 /// The error `JSONParser` reports for `input`, or nil when it parses.

@@ -1,7 +1,7 @@
-import GronaHTTP
-import GronaJSON
 import GronaMock
-import GronaTestSupport
+import GronaMockHTTP
+import GronaMockJSON
+import GronaMockTestSupport
 import Testing
 
 /// SplitMix64: a fixed seed gives the same inputs on every run and platform, so a failure can be replayed.

@@ -1,6 +1,6 @@
-import GronaHTTP
-import GronaJSON
-import GronaTestSupport
+import GronaMockHTTP
+import GronaMockJSON
+import GronaMockTestSupport
 import Testing
 
 @testable import GronaMock

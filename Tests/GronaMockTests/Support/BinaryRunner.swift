@@ -1,5 +1,5 @@
 import Foundation
-import GronaTestSupport
+import GronaMockTestSupport
 
 /// Runs the built `grona-mock` binary, as a user would, and captures what it prints.
 struct BinaryRunner {

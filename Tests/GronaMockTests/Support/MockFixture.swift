@@ -1,9 +1,9 @@
 import Foundation
-import GronaHTTP
-import GronaJSON
 import GronaMock
+import GronaMockHTTP
+import GronaMockJSON
 import GronaMockSQLite
-import GronaTestSupport
+import GronaMockTestSupport
 
 /// A temporary directory with its own workspaces, keys and database, for one test: nothing is shared
 /// between tests, and everything is removed at the end.

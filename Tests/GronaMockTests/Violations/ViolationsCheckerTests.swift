@@ -1,7 +1,7 @@
-import GronaHTTP
-import GronaJSON
 import GronaMock
-import GronaTestSupport
+import GronaMockHTTP
+import GronaMockJSON
+import GronaMockTestSupport
 import Testing
 
 /// One way to break one rule: applied to the correct stream, it must produce exactly one violation, of

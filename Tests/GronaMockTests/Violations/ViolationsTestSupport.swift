@@ -1,7 +1,7 @@
-import GronaHTTP
-import GronaJSON
 import GronaMock
-import GronaTestSupport
+import GronaMockHTTP
+import GronaMockJSON
+import GronaMockTestSupport
 
 /// Installs and customers of the fixture workspace `shop` (MockFixture.workspace), chosen by the contract's
 /// assignment function: home-hero (install unit, salt home-hero-1, control 5000 / banner 5000),

@@ -2,10 +2,10 @@
 // one file so that a new rule and its cases sit beside the others and a missing one shows.
 
 import Foundation
-import GronaHTTP
-import GronaJSON
 import GronaMock
-import GronaTestSupport
+import GronaMockHTTP
+import GronaMockJSON
+import GronaMockTestSupport
 import Testing
 
 /// Workspace validation (contract §3 and §4, docs/workspaces.md): one row per broken input, each made from a small

@@ -1,0 +1,398 @@
+import GronaMockJSON
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One client connection: reads requests, dispatches them, and writes the answers back in request order
+/// (pipelining, RFC 9112 §9.3.2), whichever order the handlers finish in.
+///
+/// Confined to its event loop's thread; handlers that answer later reach it through `EventLoop.execute`.
+final class Connection {
+    let token: UInt64
+    let fd: Int32
+    let peer: String
+    private unowned let loop: EventLoop
+    private var parser: HTTPRequestParser
+    private var interest: Poller.Interest = .read
+
+    /// The head being read, waiting for its body.
+    private var current: (head: HTTPRequestHead, match: Router.Match, sequence: UInt64)?
+    private var nextSequence: UInt64 = 0
+    private var nextToSend: UInt64 = 0
+    private var inFlight: [UInt64: RequestInFlight] = [:]
+    private var finished: [UInt64: HTTPResponse] = [:]
+    /// The request whose `100 Continue` waits for the responses before it.
+    private var continueFor: UInt64?
+
+    private var outbound = OutboundQueue()
+
+    /// The lifecycle: see `ConnectionPhase` for its transitions.
+    private var phase = ConnectionPhase.open
+    /// Flow control: the pipeline or the outbound queue is full, so the socket is not read for now.
+    private var readPaused = false
+    /// The client finished sending (end of stream): close once every request read so far is answered.
+    private var peerClosed = false
+
+    // Deadlines, in monotonic nanoseconds.
+    private var requestStarted = false
+    private var requestDeadline: UInt64 = 0
+    private var idleDeadline: UInt64
+    private var lastWriteProgress: UInt64 = 0
+
+    private static let readHighWater = 4 * 1024 * 1024
+
+    init(token: UInt64, fd: Int32, peer: String, loop: EventLoop) {
+        self.token = token
+        self.fd = fd
+        self.peer = peer
+        self.loop = loop
+        parser = HTTPRequestParser(limits: loop.context.configuration.parserLimits)
+        // A new connection has the header timeout to start its first request.
+        idleDeadline = MonotonicClock.deadline(from: loop.now, after: loop.context.configuration.headerTimeout)
+    }
+
+    private var configuration: HTTPServer.Configuration { loop.context.configuration }
+
+    // MARK: - Reading
+
+    func readable() {
+        guard !phase.isClosed else { return }
+        while !readPaused && !peerClosed {
+            let received: Int?
+            do {
+                received = try Socket.receive(fd, into: loop.readBuffer)
+            } catch {
+                close()
+                return
+            }
+            guard let count = received else { break }
+            if count == 0 {
+                peerEnded()
+                return
+            }
+            // Draining before a close, or past the last request this connection will read: discard.
+            if !phase.readsRequests {
+                // Discarding, but still a bounded amount per wake-up, so one client cannot hold the loop.
+                if count < loop.readBuffer.count { break }
+                continue
+            }
+            parser.append(UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<count]))
+            processInput()
+            if phase.isClosed || count < loop.readBuffer.count { break }
+        }
+    }
+
+    /// The client finished sending. Answer what it asked, then close; a half-read request is dropped.
+    private func peerEnded() {
+        peerClosed = true
+        if phase == .open { phase = .lastRequestRead }
+        requestStarted = false
+        // A request whose body was cut off can never be completed, and no handler has seen it yet: drop it,
+        // or the connection would wait for it for ever (RFC 9112 §8: an incomplete message is not processed).
+        if let cut = current {
+            inFlight[cut.sequence] = nil
+            if continueFor == cut.sequence { continueFor = nil }
+            current = nil
+        }
+        if phase.isLingering || (inFlight.isEmpty && outbound.isEmpty && finished.isEmpty) {
+            close()
+        } else {
+            // Every request already read is still owed its answer: `flush` closes once all are written.
+            updateInterest()
+        }
+    }
+
+    /// Parses and dispatches every complete request buffered, until the pipeline is full.
+    private func processInput() {
+        while phase.readsRequests {
+            // A request whose body is being read finishes first, or it could wait out its body timeout.
+            let full =
+                inFlight.count >= configuration.maxPipelinedRequests || outbound.byteCount >= Self.readHighWater
+            if full && current == nil {
+                readPaused = true
+                updateInterest()
+                return
+            }
+            do {
+                guard let event = try parser.next() else { break }
+                switch event {
+                case .head(let head):
+                    try startRequest(head)
+                case .body(let body):
+                    finishRequest(body)
+                }
+            } catch {
+                fail(with: HTTPError(error))
+                return
+            }
+        }
+        trackRequestClock()
+    }
+
+    private func startRequest(_ head: HTTPRequestHead) throws(HTTPParseError) {
+        let match = loop.context.router.match(head.method, path: head.path)
+        let sequence = nextSequence
+        nextSequence += 1
+        inFlight[sequence] = RequestInFlight(
+            isHead: head.method == .head, keepAlive: head.keepAlive, http10: head.version == .http10,
+            method: head.method, path: head.path, route: match.pattern,
+            started: configuration.accessLog || loop.context.observer != nil ? MonotonicClock.now() : 0)
+        current = (head, match, sequence)
+        // A request with a body refused on its head (no admin token) is answered without reading the body,
+        // and the connection closes; one without a body meets the same check in its route group.
+        if case .route(_, _, _, let pattern) = match, head.framing != .none,
+            let refusal = loop.context.router.refusal(for: head, pattern: pattern)
+        {
+            fail(with: refusal)
+            return
+        }
+        requestDeadline = MonotonicClock.deadline(from: loop.now, after: configuration.bodyTimeout)
+        try parser.acceptBody(limit: match.bodyLimit)
+        if head.expectsContinue && head.framing != .none && parser.bufferedByteCount == 0 {
+            continueFor = sequence
+            sendContinueIfDue()
+        }
+    }
+
+    private func finishRequest(_ body: [UInt8]) {
+        guard let (head, match, sequence) = current else { return }
+        current = nil
+        requestStarted = false
+        if continueFor == sequence { continueFor = nil }
+        if (!head.keepAlive || loop.isShuttingDown) && phase == .open { phase = .lastRequestRead }
+        switch match {
+        case .failure(let error):
+            complete(sequence, error.response)
+        case .route(let handler, let parameters, _, _):
+            let request = HTTPRequest(head: head, body: body, pathParameters: parameters, remoteAddress: peer)
+            let box = LoopBound(self)
+            let responder = HTTPResponder { [loop] response in
+                loop.execute { box.value.complete(sequence, response) }
+            }
+            handler(request, responder)
+            if let response = responder.finishDispatch() { complete(sequence, response) }
+        }
+    }
+
+    /// A request that cannot be read answers with its error and closes the connection.
+    private func fail(with error: HTTPError) {
+        phase = .failing
+        let sequence: UInt64
+        if let current {
+            sequence = current.sequence
+        } else {
+            sequence = nextSequence
+            nextSequence += 1
+            inFlight[sequence] = RequestInFlight(
+                isHead: false, keepAlive: false, http10: false, method: .other("-"), path: "-", route: "unreadable",
+                started: loop.now)
+        }
+        current = nil
+        var response = error.response
+        response.closesConnection = true
+        complete(sequence, response)
+    }
+
+    // MARK: - Writing
+
+    /// Takes a handler's answer; writes it and any later ones that were waiting for it, in order.
+    func complete(_ sequence: UInt64, _ response: HTTPResponse) {
+        guard !phase.isClosed else { return }
+        guard sequence == nextToSend else {
+            finished[sequence] = response
+            return
+        }
+        enqueue(sequence, response)
+        while let next = finished.removeValue(forKey: nextToSend) { enqueue(nextToSend, next) }
+        sendContinueIfDue()
+        flush()
+        resumeReadingIfRoom()
+    }
+
+    /// Reading paused for a full pipeline or a full outbound queue resumes once both have room, whichever
+    /// made it: a handler answering, or the client reading a large answer. Requests already buffered are
+    /// parsed at once, since no readiness event will announce them.
+    private func resumeReadingIfRoom() {
+        guard readPaused && !phase.isClosed else { return }
+        guard inFlight.count < configuration.maxPipelinedRequests && outbound.byteCount < Self.readHighWater else {
+            return
+        }
+        readPaused = false
+        updateInterest()
+        processInput()
+    }
+
+    private func enqueue(_ sequence: UInt64, _ response: HTTPResponse) {
+        nextToSend = sequence + 1
+        guard let request = inFlight.removeValue(forKey: sequence) else { return }
+        // After a response that closes the connection, nothing more may follow it on the wire.
+        if case .finalResponseQueued = phase { return }
+        let keepAlive = request.keepAlive && !response.closesConnection && !loop.isShuttingDown
+        let sendsBody = !request.isHead && !response.status.forbidsBody && !response.body.isEmpty
+        var abort = false
+        switch response.delivery {
+        case .whole:
+            queue(loop.encoder.head(for: response, keepAlive: keepAlive, http10: request.http10))
+            if sendsBody { queue(response.body) }
+        case .dropConnection:
+            abort = true
+        case .truncated(let bytes):
+            queue(loop.encoder.head(for: response, keepAlive: keepAlive, http10: request.http10))
+            if sendsBody && bytes > 0 { queue(Array(response.body.prefix(bytes))) }
+            abort = true
+        }
+        if !keepAlive || abort { phase = .finalResponseQueued(phase.ending(abort: abort)) }
+        if let observer = loop.context.observer {
+            let seconds = Double(MonotonicClock.now() &- request.started) / 1e9
+            observer(
+                HTTPServer.Answered(
+                    route: request.route, method: request.method, status: response.status.code, seconds: seconds))
+        }
+        if configuration.accessLog {
+            let micros = (MonotonicClock.now() &- request.started) / 1000
+            loop.context.logger.info(
+                "request",
+                [
+                    ("method", request.method.description), ("path", String(request.path.prefix(512))),
+                    ("status", response.status.code), ("bytes", sendsBody ? response.body.count : 0),
+                    ("duration_ms", Logger.Value.fixed(Int64(clamping: micros), decimals: 3)),
+                    ("peer", peer),
+                ])
+        }
+    }
+
+    /// Writes the interim `100 Continue` once every earlier response has gone out (RFC 9110 §15.2.1).
+    private func sendContinueIfDue() {
+        guard let sequence = continueFor, sequence == nextToSend else { return }
+        continueFor = nil
+        queue(ResponseEncoder.continueResponse)
+        flush()
+    }
+
+    private func queue(_ bytes: [UInt8]) {
+        if outbound.isEmpty { lastWriteProgress = loop.now }
+        outbound.append(bytes)
+    }
+
+    func writable() {
+        guard !phase.isClosed else { return }
+        flush()
+        resumeReadingIfRoom()
+    }
+
+    private func flush() {
+        while !outbound.isEmpty && !phase.isClosed {
+            let sent: Int
+            do {
+                sent = try outbound.send(to: fd)
+            } catch {
+                close()
+                return
+            }
+            if sent == 0 { break }
+            lastWriteProgress = loop.now
+        }
+        if outbound.isEmpty && !phase.isClosed {
+            if peerClosed && inFlight.isEmpty && finished.isEmpty {
+                close()
+                return
+            }
+            if case .finalResponseQueued(let ending) = phase {
+                if ending == .abort {
+                    close()
+                } else {
+                    startLingeringClose(afterError: ending == .afterError)
+                }
+                return
+            }
+            if inFlight.isEmpty {
+                idleDeadline = MonotonicClock.deadline(from: loop.now, after: configuration.idleTimeout)
+            }
+        }
+        updateInterest()
+    }
+
+    // MARK: - Interest, timeouts, closing
+
+    private func updateInterest() {
+        guard !phase.isClosed else { return }
+        var wanted: Poller.Interest = []
+        if !readPaused && !peerClosed { wanted.insert(.read) }
+        if !outbound.isEmpty { wanted.insert(.write) }
+        guard wanted != interest else { return }
+        interest = wanted
+        loop.setInterest(self, wanted)
+    }
+
+    /// Starts the header timeout at a request's first byte, so trickling bytes cannot extend it.
+    private func trackRequestClock() {
+        let inside = parser.isInsideRequest
+        if inside && !requestStarted && current == nil {
+            requestStarted = true
+            requestDeadline = MonotonicClock.deadline(from: loop.now, after: configuration.headerTimeout)
+        } else if !inside {
+            requestStarted = false
+        }
+    }
+
+    func checkTimeouts(now: UInt64) {
+        switch phase {
+        case .closed:
+            return
+        case .lingering(let deadline):
+            if now >= deadline { close() }
+            return
+        default:
+            break
+        }
+        if !outbound.isEmpty {
+            if now >= MonotonicClock.deadline(from: lastWriteProgress, after: configuration.writeTimeout) { close() }
+        } else if phase.readsRequests && (current != nil || requestStarted) {
+            if now >= requestDeadline { fail(with: .requestTimeout) }
+        } else if inFlight.isEmpty && now >= idleDeadline {
+            close()
+        }
+    }
+
+    /// Shutdown: an idle connection closes now; a busy one finishes the request it is in and then closes.
+    func shutdownRequested() {
+        if inFlight.isEmpty && outbound.isEmpty && current == nil && !parser.isInsideRequest {
+            close()
+            return
+        }
+        if current == nil && !parser.isInsideRequest && phase == .open { phase = .lastRequestRead }
+        if inFlight.isEmpty && outbound.isEmpty && !phase.readsRequests { close() }
+    }
+
+    /// Half-closes and reads what the client is still sending for a moment before closing, so that the
+    /// kernel does not answer unread bytes with a reset that destroys the response (RFC 9112 §9.6).
+    private func startLingeringClose(afterError: Bool) {
+        guard !phase.isLingering else { return }
+        // Only a client that may still be sending needs the linger: after an error, or with bytes of a
+        // further request already read. A finished exchange closes at once, which keeps shutdown quick.
+        if peerClosed || (!afterError && parser.bufferedByteCount == 0) {
+            close()
+            return
+        }
+        shutdown(fd, Int32(SHUT_WR))
+        phase = .lingering(deadline: loop.now + 2_000_000_000)
+        readPaused = false
+        updateInterest()
+    }
+
+    func close() {
+        guard !phase.isClosed else { return }
+        phase = .closed
+        loop.remove(self)
+        #if canImport(Glibc)
+        Glibc.close(fd)
+        #else
+        Darwin.close(fd)
+        #endif
+        outbound.removeAll()
+        finished.removeAll()
+    }
+}

@@ -1,0 +1,254 @@
+import GronaMockJSON
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// State every loop of one server reads: routes, settings, the connection count.
+final class ServerContext: Sendable {
+    let configuration: HTTPServer.Configuration
+    let router: Router
+    let logger: Logger
+    /// Hears of every answer as it is queued (metrics); nil costs nothing.
+    let observer: (@Sendable (HTTPServer.Answered) -> Void)?
+    /// Open connections across all loops, for the connection cap.
+    let openConnections = Atomic<Int>(0)
+    /// Set once when shutdown begins: the monotonic time by which every connection must be closed.
+    let shutdownDeadline = Atomic<UInt64>(0)
+    /// Every loop of the server, for dealing accepted connections round-robin; set once they exist.
+    let loops = Late<[EventLoop]>()
+    let nextLoop = Atomic<Int>(0)
+
+    init(
+        configuration: HTTPServer.Configuration, router: Router, logger: Logger,
+        observer: (@Sendable (HTTPServer.Answered) -> Void)?
+    ) {
+        self.configuration = configuration
+        self.router = router
+        self.logger = logger
+        self.observer = observer
+    }
+}
+
+/// One thread that owns a set of connections and serves them from readiness events.
+///
+/// Everything but `execute` and `beginShutdown` is confined to the loop's own thread; that confinement is
+/// what makes the `@unchecked Sendable` sound (the same contract as swift-nio's event loops).
+final class EventLoop: @unchecked Sendable {
+    private static let listenerToken: UInt64 = 1
+
+    let context: ServerContext
+    private let poller: Poller
+    private let listener: Int32
+    private let tasks = Mutex<[@Sendable () -> Void]>([])
+    let shutdownRequested = Atomic<Bool>(false)
+
+    // Confined to the loop thread.
+    private var connections: [UInt64: Connection] = [:]
+    private var nextToken: UInt64 = 2
+    private var listening = true
+    private var shuttingDown = false
+    private var spareDescriptor: Int32 = -1
+    private(set) var now: UInt64 = MonotonicClock.now()
+    private var nextTimeoutCheck: UInt64 = 0
+    var encoder = ResponseEncoder()
+    /// One receive buffer shared by the loop's connections: bytes are copied out before the next read.
+    let readBuffer: UnsafeMutableRawBufferPointer
+
+    init(context: ServerContext, listener: Int32) throws(SystemError) {
+        self.context = context
+        self.listener = listener
+        poller = try Poller(context.configuration.pollerBackend)
+        readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
+        try poller.register(listener, token: Self.listenerToken, interest: .read, exclusive: true)
+        spareDescriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
+    }
+
+    deinit {
+        readBuffer.deallocate()
+        if spareDescriptor >= 0 { close(spareDescriptor) }
+    }
+
+    // MARK: - Any thread
+
+    /// Runs `task` on the loop thread soon. Wakes the loop only when the queue was empty, so a burst of
+    /// completions (a group commit answering many requests) costs one wake-up.
+    func execute(_ task: @escaping @Sendable () -> Void) {
+        let wasEmpty = tasks.withLock { tasks in
+            tasks.append(task)
+            return tasks.count == 1
+        }
+        if wasEmpty { poller.wakeup() }
+    }
+
+    /// Stops accepting, closes idle connections and lets the others finish their requests.
+    func beginShutdown() {
+        shutdownRequested.store(true, ordering: .releasing)
+        poller.wakeup()
+    }
+
+    // MARK: - Loop thread
+
+    /// Serves until shutdown has finished or its deadline passed.
+    func run() {
+        while true {
+            var ready = 0
+            do {
+                ready = try poller.wait(timeoutMilliseconds: waitTimeout())
+            } catch {
+                context.logger.error("event loop wait failed", [("error", "\(error)")])
+            }
+            // Before handling: a connection accepted now must not take its deadlines from before the wait.
+            now = MonotonicClock.now()
+            for index in 0..<ready { handle(poller.event(at: index)) }
+            let pending = takeTasks()
+            // Checked after taking the tasks: a response queued after `shutdown()` must already see the
+            // loop shutting down, so that it carries `Connection: close`.
+            if shutdownRequested.load(ordering: .acquiring) && !shuttingDown { startShutdown() }
+            for task in pending { task() }
+            if now >= nextTimeoutCheck {
+                nextTimeoutCheck = now + 100_000_000
+                for connection in Array(connections.values) { connection.checkTimeouts(now: now) }
+            }
+            if shuttingDown {
+                if connections.isEmpty || now >= context.shutdownDeadline.load(ordering: .relaxed) {
+                    for connection in Array(connections.values) { connection.close() }
+                    // A connection another loop accepted just before shutdown may still be on its way here:
+                    // adopt closes it, rather than leaving its descriptor open with no loop.
+                    for task in takeTasks() { task() }
+                    return
+                }
+            }
+        }
+    }
+
+    /// Sleep forever when there is nothing to time out; otherwise wake for the next timeout check.
+    private func waitTimeout() -> Int32 {
+        connections.isEmpty && !shuttingDown ? -1 : 100
+    }
+
+    private func handle(_ event: Poller.Event) {
+        switch event.token {
+        case Poller.wakeupToken:
+            break
+        case Self.listenerToken:
+            acceptConnections()
+        default:
+            guard let connection = connections[event.token] else { return }
+            if event.hangup {
+                connection.close()
+                return
+            }
+            if event.writable { connection.writable() }
+            if event.readable { connection.readable() }
+        }
+    }
+
+    private func takeTasks() -> [@Sendable () -> Void] {
+        tasks.withLock { tasks -> [@Sendable () -> Void] in
+            defer { tasks.removeAll(keepingCapacity: true) }
+            return tasks
+        }
+    }
+
+    /// Accepts what is waiting, a bounded number at a time so one busy listener cannot starve the
+    /// connections already open.
+    private func acceptConnections() {
+        for _ in 0..<64 where listening {
+            let accepted: (fd: Int32, peer: String)?
+            do {
+                accepted = try Socket.accept(listener)
+            } catch {
+                if error.errno == EMFILE || error.errno == ENFILE {
+                    refuseWithSpareDescriptor()
+                } else {
+                    context.logger.warning("accept failed", [("error", "\(error)")])
+                }
+                return
+            }
+            guard let (fd, peer) = accepted else { return }
+            let open = context.openConnections.add(1, ordering: .relaxed).newValue
+            guard open <= context.configuration.maxConnections else {
+                context.openConnections.subtract(1, ordering: .relaxed)
+                refuse(fd, HTTPError.tooManyConnections)
+                continue
+            }
+            // Deal connections round-robin across the loops: whichever loop the kernel woke accepts them,
+            // and a burst of connections would otherwise all land on it.
+            let loops = context.loops.value ?? []
+            let target =
+                loops.isEmpty ? self : loops[context.nextLoop.add(1, ordering: .relaxed).newValue % loops.count]
+            if target === self || target.shutdownRequested.load(ordering: .acquiring) {
+                adopt(fd, peer: peer)
+            } else {
+                target.execute { target.adopt(fd, peer: peer) }
+            }
+        }
+    }
+
+    /// Takes an accepted connection into this loop (closing it if the loop is already shutting down).
+    private func adopt(_ fd: Int32, peer: String) {
+        guard !shuttingDown else {
+            context.openConnections.subtract(1, ordering: .relaxed)
+            close(fd)
+            return
+        }
+        let connection = Connection(token: nextToken, fd: fd, peer: peer, loop: self)
+        do {
+            try poller.register(fd, token: nextToken, interest: .read)
+        } catch {
+            context.openConnections.subtract(1, ordering: .relaxed)
+            close(fd)
+            return
+        }
+        connections[nextToken] = connection
+        nextToken += 1
+    }
+
+    /// Out of descriptors: free the spare one, accept with it, answer 503 and close, so the client hears
+    /// why instead of waiting in the backlog while the listener spins.
+    private func refuseWithSpareDescriptor() {
+        guard spareDescriptor >= 0 else { return }
+        close(spareDescriptor)
+        if let (fd, _) = try? Socket.accept(listener) { refuse(fd, HTTPError.tooManyConnections) }
+        spareDescriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        context.logger.warning("out of file descriptors; refused a connection")
+    }
+
+    private func refuse(_ fd: Int32, _ error: HTTPError) {
+        var response = error.response
+        response.closesConnection = true
+        Socket.sendNow(fd, encoder.head(for: response, keepAlive: false, http10: false) + response.body)
+        close(fd)
+    }
+
+    private func startShutdown() {
+        shuttingDown = true
+        listening = false
+        poller.unregister(listener)
+        for connection in Array(connections.values) { connection.shutdownRequested() }
+    }
+
+    // MARK: - Connection bookkeeping
+
+    func setInterest(_ connection: Connection, _ interest: Poller.Interest) {
+        do {
+            try poller.modify(connection.fd, token: connection.token, interest: interest)
+        } catch {
+            connection.close()
+        }
+    }
+
+    func remove(_ connection: Connection) {
+        poller.unregister(connection.fd)
+        connections[connection.token] = nil
+        context.openConnections.subtract(1, ordering: .relaxed)
+    }
+
+    /// True as soon as `shutdown()` was called, even before this loop has run its shutdown: a response
+    /// queued in that window (a handler answering inline from another thread) must still say `close`.
+    var isShuttingDown: Bool { shuttingDown || shutdownRequested.load(ordering: .acquiring) }
+}

@@ -1,0 +1,202 @@
+import GronaMockJSON
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+import GronaMockCLinux
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An HTTP/1.1 server over POSIX sockets: one listening socket shared by a few event loops, one thread each.
+///
+/// `start` returns once the socket is bound, so `port` is the real one even when 0 was asked for.
+/// `shutdown` stops accepting and lets requests in flight finish; `wait` returns when every loop is done.
+public final class HTTPServer: Sendable {
+    public struct Configuration: Sendable {
+        public var host: String
+        /// 0 picks a free port; read the real one from `HTTPServer.port`.
+        public var port: Int
+        /// Event loop threads; by default one per core.
+        public var eventLoops: Int
+        /// Open connections beyond this are answered 503 and closed.
+        public var maxConnections: Int
+        /// From a request's first byte to the end of its header section: 408 after.
+        public var headerTimeout: Duration
+        /// From the end of the header section to the end of the body: 408 after.
+        public var bodyTimeout: Duration
+        /// A keep-alive connection with no request in progress is closed after this.
+        public var idleTimeout: Duration
+        /// A client that reads none of a pending response for this long is disconnected.
+        public var writeTimeout: Duration
+        /// After `shutdown`, connections still open are closed at this deadline.
+        public var shutdownTimeout: Duration
+        /// Requests read ahead of their responses on one connection before reading pauses.
+        public var maxPipelinedRequests: Int
+        public var parserLimits: HTTPParserLimits
+        /// One log line per request: method, path, status, body bytes, duration.
+        public var accessLog: Bool
+        /// How the event loops wait for readiness: epoll on Linux, poll(2) elsewhere. Tests pick poll(2) on
+        /// Linux to serve through the code macOS runs.
+        package var pollerBackend: PollerBackend = .platformDefault
+
+        public init(
+            host: String = "127.0.0.1", port: Int = 8080, eventLoops: Int = HTTPServer.coreCount,
+            maxConnections: Int = 10_000, headerTimeout: Duration = .seconds(10), bodyTimeout: Duration = .seconds(30),
+            idleTimeout: Duration = .seconds(75), writeTimeout: Duration = .seconds(60),
+            shutdownTimeout: Duration = .milliseconds(4500), maxPipelinedRequests: Int = 64,
+            parserLimits: HTTPParserLimits = HTTPParserLimits(), accessLog: Bool = false
+        ) {
+            self.host = host
+            self.port = port
+            self.eventLoops = eventLoops
+            self.maxConnections = maxConnections
+            self.headerTimeout = headerTimeout
+            self.bodyTimeout = bodyTimeout
+            self.idleTimeout = idleTimeout
+            self.writeTimeout = writeTimeout
+            self.shutdownTimeout = shutdownTimeout
+            self.maxPipelinedRequests = maxPipelinedRequests
+            self.parserLimits = parserLimits
+            self.accessLog = accessLog
+        }
+    }
+
+    /// One answered request, as the observer given to `start` hears of it.
+    public struct Answered: Sendable {
+        /// The route pattern that took it (`/v1/mobile/workspaces/{workspaceKey}/config`), or `unmatched`.
+        public let route: String
+        public let method: HTTPMethod
+        public let status: Int
+        /// From the end of the request head to the answer being queued.
+        public let seconds: Double
+    }
+
+    /// Online processors, the default number of event loops.
+    public static var coreCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
+    public let port: Int
+    public let host: String
+    private let context: ServerContext
+    private let listener: Int32
+    private let loops: [EventLoop]
+    private let threads: Mutex<[LoopThread]>
+    private let stopped = Atomic<Bool>(false)
+
+    private init(context: ServerContext, listener: Int32, port: Int, loops: [EventLoop]) {
+        self.context = context
+        self.listener = listener
+        self.port = port
+        self.host = context.configuration.host
+        self.loops = loops
+        self.threads = Mutex([])
+    }
+
+    /// Binds, starts the event loops, and returns; throws when the address cannot be bound.
+    public static func start(
+        configuration: Configuration, router: Router, logger: Logger = Logger(),
+        observer: (@Sendable (Answered) -> Void)? = nil
+    ) throws(SystemError) -> HTTPServer {
+        let context = ServerContext(configuration: configuration, router: router, logger: logger, observer: observer)
+        let (listener, port) = try Socket.listen(host: configuration.host, port: configuration.port)
+        var loops: [EventLoop] = []
+        do throws(SystemError) {
+            for _ in 0..<max(1, configuration.eventLoops) {
+                loops.append(try EventLoop(context: context, listener: listener))
+            }
+        } catch {
+            close(listener)
+            throw error
+        }
+        context.loops.value = loops
+        let server = HTTPServer(context: context, listener: listener, port: port, loops: loops)
+        let threads = loops.enumerated().map { index, loop in
+            LoopThread.spawn(name: "grona-loop-\(index)") { loop.run() }
+        }
+        server.threads.withLock { $0 = threads }
+        return server
+    }
+
+    /// The base URL clients use, with IPv6 hosts in brackets.
+    public var url: String {
+        let shown = host.contains(":") ? "[\(host)]" : host
+        return "http://\(shown):\(port)"
+    }
+
+    /// Stops accepting connections, closes idle ones, and lets requests in flight finish before
+    /// `shutdownTimeout`. Returns at once; `wait` blocks until it is done. Safe to call more than once.
+    public func shutdown() {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let deadline = MonotonicClock.deadline(from: MonotonicClock.now(), after: context.configuration.shutdownTimeout)
+        context.shutdownDeadline.store(deadline, ordering: .relaxed)
+        for loop in loops { loop.beginShutdown() }
+    }
+
+    /// Blocks until every event loop has finished, then releases the listening socket.
+    public func wait() {
+        let threads = self.threads.withLock { threads -> [LoopThread] in
+            defer { threads.removeAll() }
+            return threads
+        }
+        guard !threads.isEmpty else { return }
+        for thread in threads { thread.join() }
+        context.loops.value = nil  // the loops and the context refer to each other
+        close(listener)
+    }
+
+    /// Open connections right now, across all loops.
+    public var openConnections: Int { context.openConnections.load(ordering: .relaxed) }
+
+    /// The routes served, in registration order.
+    public var routes: [(method: HTTPMethod, pattern: String)] { context.router.table }
+}
+
+/// A joinable POSIX thread running one closure.
+package struct LoopThread: @unchecked Sendable {
+    #if canImport(Glibc)
+    private let handle: pthread_t
+    #else
+    private let handle: pthread_t?
+    #endif
+
+    private final class Body {
+        let run: @Sendable () -> Void
+        let name: String
+        init(run: @escaping @Sendable () -> Void, name: String) {
+            self.run = run
+            self.name = name
+        }
+    }
+
+    package static func spawn(name: String, _ run: @escaping @Sendable () -> Void) -> LoopThread {
+        let body = Unmanaged.passRetained(Body(run: run, name: name)).toOpaque()
+        #if canImport(Glibc)
+        var handle = pthread_t()
+        #else
+        var handle: pthread_t?
+        #endif
+        let status = pthread_create(
+            &handle, nil,
+            { context in
+                #if canImport(Glibc)
+                let body = Unmanaged<Body>.fromOpaque(context!).takeRetainedValue()
+                _ = grona_set_thread_name(String(body.name.prefix(15)))
+                #else
+                let body = Unmanaged<Body>.fromOpaque(context).takeRetainedValue()
+                _ = pthread_setname_np(String(body.name.prefix(15)))
+                #endif
+                body.run()
+                return nil
+            }, body)
+        precondition(status == 0, "pthread_create failed with \(status)")
+        return LoopThread(handle: handle)
+    }
+
+    package func join() {
+        #if canImport(Glibc)
+        pthread_join(handle, nil)
+        #else
+        if let handle { pthread_join(handle, nil) }
+        #endif
+    }
+}

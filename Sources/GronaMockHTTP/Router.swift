@@ -1,0 +1,210 @@
+import GronaMockJSON
+
+/// Answers a request now or later. Call `send` exactly once, from any thread; later calls are ignored.
+public typealias HTTPHandler = @Sendable (HTTPRequest, HTTPResponder) -> Void
+
+/// Runs in front of a route's handler: it may answer itself (and not call `next`), or pass the request on.
+public typealias HTTPMiddleware = @Sendable (HTTPRequest, HTTPResponder, _ next: @escaping HTTPHandler) -> Void
+
+/// The routes a middleware covers, decided from each route's method and pattern.
+public struct RouteGroup: Sendable {
+    public let contains: @Sendable (HTTPMethod, String) -> Bool
+
+    public init(_ contains: @escaping @Sendable (_ method: HTTPMethod, _ pattern: String) -> Bool) {
+        self.contains = contains
+    }
+
+    /// Every route whose pattern starts with `prefix`, but the patterns in `except`.
+    public static func prefix(_ prefix: String, except: Set<String> = []) -> RouteGroup {
+        RouteGroup { _, pattern in pattern.hasPrefix(prefix) && !except.contains(pattern) }
+    }
+}
+
+/// Maps method and path to a handler, with `{name}` path parameters.
+///
+/// Routes are few (tens), so matching walks them in order; a path that matches some route but not its
+/// method gets 405 with `Allow`, and `HEAD` is served by the `GET` route with the body left off.
+public struct Router: Sendable {
+    /// The body limit of routes that do not set one, and of requests that match no route.
+    public static let defaultBodyLimit = 64 * 1024
+
+    struct Route: Sendable {
+        let method: HTTPMethod
+        let pattern: String
+        let segments: [Segment]
+        let bodyLimit: Int
+        /// The handler as registered.
+        let handler: HTTPHandler
+        /// The handler inside every middleware whose group holds the route: what requests reach.
+        var served: HTTPHandler
+    }
+
+    enum Segment: Sendable, Equatable {
+        case literal(String)
+        case parameter(String)
+    }
+
+    /// What a request's method and path resolve to.
+    public enum Match: Sendable {
+        case route(handler: HTTPHandler, parameters: [String: String], bodyLimit: Int, pattern: String)
+        case failure(HTTPError)
+
+        /// The route's pattern, for metrics: `unmatched` for a request no route takes.
+        var pattern: String {
+            switch self {
+            case .route(_, _, _, let pattern): pattern
+            case .failure: "unmatched"
+            }
+        }
+
+        var bodyLimit: Int {
+            switch self {
+            case .route(_, _, let limit, _): limit
+            case .failure: Router.defaultBodyLimit
+            }
+        }
+    }
+
+    private var routes: [Route] = []
+    private var middleware: [(group: RouteGroup, middleware: HTTPMiddleware)] = []
+    private var headChecks: [(group: RouteGroup, check: HeadCheck)] = []
+
+    /// Looks at a request's head, before its body is read: an error refuses the request there, so that a
+    /// client that may not use a route cannot make the server read (and buffer) its body first.
+    public typealias HeadCheck = @Sendable (HTTPRequestHead) -> HTTPError?
+    /// Where a handler's unexpected error is reported; the client only sees a generic 500.
+    public var logger: Logger
+
+    public init(logger: Logger = .silent) {
+        self.logger = logger
+    }
+
+    /// Every route, in the order registered: for tests that walk the table and for documentation checks.
+    public var table: [(method: HTTPMethod, pattern: String)] { routes.map { ($0.method, $0.pattern) } }
+
+    /// Puts `middleware` in front of every route of `group`, those registered before and after alike, so
+    /// protection never depends on where a route was added. Middleware added earlier runs first.
+    public mutating func use(_ group: RouteGroup, _ middleware: @escaping HTTPMiddleware) {
+        self.middleware.append((group, middleware))
+        for index in routes.indices { routes[index].served = served(routes[index]) }
+    }
+
+    /// Checks the head of every request to a route of `group`, registered before or after.
+    public mutating func check(_ group: RouteGroup, _ check: @escaping HeadCheck) {
+        headChecks.append((group, check))
+    }
+
+    /// The first head check that refuses `head`, for the route `pattern` it matched.
+    func refusal(for head: HTTPRequestHead, pattern: String) -> HTTPError? {
+        for entry in headChecks where entry.group.contains(head.method, pattern) {
+            if let error = entry.check(head) { return error }
+        }
+        return nil
+    }
+
+    /// Adds a handler that may answer later, from any thread.
+    public mutating func on(
+        _ method: HTTPMethod, _ pattern: String, bodyLimit: Int = Router.defaultBodyLimit,
+        handler: @escaping HTTPHandler
+    ) {
+        let segments = pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map {
+            segment -> Segment in
+            segment.hasPrefix("{") && segment.hasSuffix("}")
+                ? .parameter(String(segment.dropFirst().dropLast())) : .literal(String(segment))
+        }
+        var route = Route(
+            method: method, pattern: pattern, segments: segments, bodyLimit: bodyLimit, handler: handler,
+            served: handler)
+        route.served = served(route)
+        routes.append(route)
+    }
+
+    /// The route's handler wrapped in its groups' middleware, the first added outermost; the request is
+    /// stamped with the route's pattern before the first of them sees it.
+    private func served(_ route: Route) -> HTTPHandler {
+        let chain = middleware.reversed().reduce(route.handler) { next, entry in
+            guard entry.group.contains(route.method, route.pattern) else { return next }
+            let middleware = entry.middleware
+            return { request, responder in middleware(request, responder, next) }
+        }
+        let pattern = route.pattern
+        return { request, responder in
+            var request = request
+            request.route = pattern
+            chain(request, responder)
+        }
+    }
+
+    /// Adds a handler that answers at once; a thrown `HTTPError` (or any `HTTPErrorConvertible`) becomes its
+    /// error body, anything else a 500.
+    public mutating func on(
+        _ method: HTTPMethod, _ pattern: String, bodyLimit: Int = Router.defaultBodyLimit,
+        _ handler: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse
+    ) {
+        let logger = self.logger
+        on(method, pattern, bodyLimit: bodyLimit) { request, responder in
+            responder.send(Router.respond(to: request, with: handler, logger: logger))
+        }
+    }
+
+    /// Runs a synchronous handler and turns whatever it throws into a response.
+    public static func respond(
+        to request: HTTPRequest, with handler: (HTTPRequest) throws -> HTTPResponse, logger: Logger = .silent
+    ) -> HTTPResponse {
+        do {
+            return try handler(request)
+        } catch let error as any HTTPErrorConvertible {
+            return error.httpError.response
+        } catch {
+            logger.error(
+                "handler failed",
+                [("method", request.method.description), ("path", request.path), ("error", "\(error)")])
+            return HTTPError.unexpected.response
+        }
+    }
+
+    public func match(_ method: HTTPMethod, path: Substring) -> Match {
+        let parts = Self.segments(of: path)
+        var allowed: [HTTPMethod] = []
+        for route in routes {
+            guard let parameters = Self.bind(route.segments, to: parts) else { continue }
+            if route.method == method || (method == .head && route.method == .get) {
+                return .route(
+                    handler: route.served, parameters: parameters, bodyLimit: route.bodyLimit, pattern: route.pattern)
+            }
+            if !allowed.contains(route.method) { allowed.append(route.method) }
+        }
+        guard !allowed.isEmpty else { return .failure(.notFound(String(path))) }
+        if let get = allowed.firstIndex(of: .get), !allowed.contains(.head) { allowed.insert(.head, at: get + 1) }
+        return .failure(.methodNotAllowed(method, allowed: allowed))
+    }
+
+    /// The path's segments after the leading `/`, split on the byte `/` (a Character split walks graphemes).
+    private static func segments(of path: Substring) -> ArraySlice<Substring> {
+        var parts: [Substring] = []
+        var start = path.startIndex
+        for index in path.utf8.indices where path.utf8[index] == UInt8(ascii: "/") {
+            parts.append(path[start..<index])
+            start = path.utf8.index(after: index)
+        }
+        parts.append(path[start...])
+        return parts.dropFirst()
+    }
+
+    /// The route's parameters when `parts` fit its segments. Literals are compared first, octet by octet as
+    /// RFC 3986 §6.2.1 compares paths, so that the many routes a path does not fit fail before any parameter
+    /// is decoded.
+    private static func bind(_ segments: [Segment], to parts: ArraySlice<Substring>) -> [String: String]? {
+        guard segments.count == parts.count else { return nil }
+        for (segment, part) in zip(segments, parts) {
+            if case .literal(let literal) = segment, !part.utf8.elementsEqual(literal.utf8) { return nil }
+        }
+        var parameters: [String: String] = [:]
+        for (segment, part) in zip(segments, parts) {
+            guard case .parameter(let name) = segment else { continue }
+            guard !part.isEmpty, let value = PercentDecoding.decode(part) else { return nil }
+            parameters[name] = value
+        }
+        return parameters
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+import GronaMockHTTP
+
+/// One request on a fresh connection.
+package func fetch(_ port: Int, _ request: String) throws -> RawClient.Response {
+    let client = try RawClient(port: port)
+    try client.send(request)
+    return try client.readResponse(forHead: request.hasPrefix("HEAD"))
+}
+
+/// Polls `condition` every 20 ms until it holds or `seconds` pass (no fixed sleeps in tests).
+package func eventually(seconds: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try condition() { return true }
+        usleep(20_000)
+    }
+    return try condition()
+}
+
+extension RawClient.Response {
+    /// A response answered in process (`Router.exchange`), in the shape a socket read gives.
+    package init(_ response: HTTPResponse) {
+        self.init(
+            status: response.status.code, headers: response.headers.map { ($0.name, $0.value) }, body: response.body)
+    }
+}
