@@ -7,7 +7,7 @@ import PackageDescription
 /// `systemLibrary` targets, and everything else is the Swift toolchain.
 let package = Package(
     name: "grona-mock",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v13)],
     products: [
         .executable(name: "grona-mock", targets: ["grona-mock"]),
         .library(name: "GronaMock", targets: ["GronaMock"]),

@@ -8,7 +8,7 @@ import PackageDescription
 /// to make room for the test kit.
 let package = Package(
     name: "AcmeSDK",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v13)],
     products: [.library(name: "AcmeSDK", targets: ["AcmeSDK"])],
     dependencies: [.package(name: "grona-mock", path: "../..")],
     targets: [

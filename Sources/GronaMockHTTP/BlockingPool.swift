@@ -1,6 +1,5 @@
 import Dispatch
 import GronaMockJSON
-import Synchronization
 
 /// A few threads for work that may block (SQLite reads and scans, signing a new revision, file I/O), so
 /// that an event loop never waits on it and health stays answerable during a long scan.

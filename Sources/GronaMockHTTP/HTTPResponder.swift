@@ -1,5 +1,4 @@
 import GronaMockJSON
-import Synchronization
 
 /// The one-shot answer channel of a request.
 ///

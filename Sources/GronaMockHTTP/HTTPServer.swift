@@ -1,5 +1,4 @@
 import GronaMockJSON
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc

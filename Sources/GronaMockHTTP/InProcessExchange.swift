@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 extension Router {
     /// Answers one whole request, given in its wire form, without a socket: parsed with the server's limits,

@@ -1,5 +1,4 @@
 import GronaMockJSON
-import Synchronization
 
 /// A value set once after construction, for two objects that must refer to each other (the event store
 /// notifies the long-polls, which read the store).

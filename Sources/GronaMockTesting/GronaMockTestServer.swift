@@ -3,7 +3,6 @@ import GronaMock
 import GronaMockHTTP
 import GronaMockJSON
 import GronaMockSQLite
-import Synchronization
 
 /// A grona-mock engine running inside a test process: what an SDK's tests start, use and stop.
 ///

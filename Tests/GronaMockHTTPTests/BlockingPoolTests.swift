@@ -1,7 +1,6 @@
 import Foundation
 import GronaMockHTTP
 import GronaMockTestSupport
-import Synchronization
 import Testing
 
 /// Slow work runs on the pool: while a control request blocks, the event loop still answers others.

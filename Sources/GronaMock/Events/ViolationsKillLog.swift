@@ -1,6 +1,5 @@
 import GronaMockHTTP
 import GronaMockJSON
-import Synchronization
 
 /// When each campaign was killed and revived, for the `event_after_kill` rule: the registry serves only the
 /// current configuration, so this log watches it change.

@@ -1,7 +1,6 @@
 import Dispatch
 import GronaMockHTTP
 import GronaMockJSON
-import Synchronization
 
 extension FaultEngine {
     /// The faultable Grona endpoints (contract §8): every route an `Endpoint` names by its pattern. The fault

@@ -1,6 +1,5 @@
 import GronaMockHTTP
 import GronaMockJSON
-import Synchronization
 
 /// Which grants the server has issued, per workspace and customer: the SDK contract checks ask whether an
 /// offer was shown, or a treatment claimed, without a grant behind it.

@@ -1,6 +1,5 @@
 import GronaMockHTTP
 import GronaMockJSON
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc

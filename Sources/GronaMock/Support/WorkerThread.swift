@@ -1,7 +1,6 @@
 import Dispatch
 import GronaMockHTTP
 import GronaMockJSON
-import Synchronization
 
 /// A named background thread that sleeps until it is woken or a timeout passes: the event writer, the
 /// long-polls and the file watcher each run on one. Stopping wakes it and waits for it to finish.

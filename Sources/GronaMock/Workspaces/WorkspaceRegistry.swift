@@ -1,6 +1,5 @@
 import GronaMockHTTP
 import GronaMockJSON
-import Synchronization
 
 /// The workspaces being served and their signed configurations: loaded from `workspaces/`, reloaded when
 /// a file changes, and readable from any thread.

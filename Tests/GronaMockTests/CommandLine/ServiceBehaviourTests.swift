@@ -3,7 +3,6 @@ import GronaMock
 import GronaMockHTTP
 import GronaMockJSON
 import GronaMockTestSupport
-import Synchronization
 import Testing
 
 @Suite("Running as a service")

@@ -3,7 +3,6 @@ import GronaMock
 import GronaMockHTTP
 import GronaMockJSON
 import GronaMockTestSupport
-import Synchronization
 import Testing
 
 /// `--log-format json` writes each field with its JSON type, so that a log collector can compare `status`

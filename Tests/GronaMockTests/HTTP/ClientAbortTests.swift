@@ -3,7 +3,6 @@ import GronaMock
 import GronaMockHTTP
 import GronaMockJSON
 import GronaMockTestSupport
-import Synchronization
 import Testing
 
 /// Clients that give up part-way: a phone losing signal mid-upload, a load tool stopped mid-run. Whatever
