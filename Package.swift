@@ -34,13 +34,16 @@ let package = Package(
         /// epoll and eventfd, which Glibc's module does not export; empty on other systems. The C modules carry the
         /// project's prefix so that they cannot clash with an SDK test target's own when the test kit is linked in.
         .systemLibrary(name: "GronaMockCLinux"),
+        /// Atomic loads, stores and adds on one 64-bit word through the compiler's builtins: the engine's
+        /// Atomic, on macOS 13 as on Linux (Synchronization's needs macOS 15).
+        .target(name: "GronaMockCAtomics"),
         /// JSON as RFC 8259 has it: a strict parser with limits, a value type, a writer. No dependencies.
         .target(name: "GronaMockJSON"),
         /// The HTTP/1.1 server core: sockets, event loops, the parser, connections, the router with route groups
         /// and middleware, responses. It knows nothing of Grona, and is tested alone with toy routes.
         .target(
             name: "GronaMockHTTP",
-            dependencies: ["GronaMockJSON", "GronaMockCLinux"]
+            dependencies: ["GronaMockJSON", "GronaMockCLinux", "GronaMockCAtomics"]
         ),
         /// The engine: workspaces, signing, configuration, grants, events, faults, clock, violations and the
         /// control API, on top of the HTTP core. It defines the storage protocol (`GronaStorage`) and links no

@@ -42,28 +42,25 @@ public struct HTTPRequestHead: Sendable {
         var start = bytes.startIndex
         for scheme in Self.absoluteSchemes where bytes.starts(with: scheme) {
             let authority = bytes.index(start, offsetBy: scheme.count)
-            guard let end = bytes[authority...].firstIndex(where: { $0 == .slash || $0 == .questionMark }),
-                bytes[end] == .slash
+            guard let end = bytes[authority...].firstIndex(where: { $0 == Self.slash || $0 == Self.questionMark }),
+                bytes[end] == Self.slash
             else { return "/" }
             start = end
             break
         }
         let rest = bytes[start...]
-        if rest.count == 1 && rest.first == .asterisk { return "/" }
-        return target[start..<(rest.firstIndex(of: .questionMark) ?? bytes.endIndex)]
+        if rest.count == 1 && rest.first == Self.asterisk { return "/" }
+        return target[start..<(rest.firstIndex(of: Self.questionMark) ?? bytes.endIndex)]
     }
 
     private static let absoluteSchemes = [Array("http://".utf8), Array("https://".utf8)]
+    private static let slash = UInt8(ascii: "/")
+    private static let questionMark = UInt8(ascii: "?")
+    private static let asterisk = UInt8(ascii: "*")
 
     /// The query part of the target after `?`, or an empty string.
     public var query: Substring {
-        guard let mark = target.utf8.firstIndex(of: .questionMark) else { return "" }
+        guard let mark = target.utf8.firstIndex(of: Self.questionMark) else { return "" }
         return target[target.utf8.index(after: mark)...]
     }
-}
-
-extension UInt8 {
-    fileprivate static let slash = UInt8(ascii: "/")
-    fileprivate static let questionMark = UInt8(ascii: "?")
-    fileprivate static let asterisk = UInt8(ascii: "*")
 }

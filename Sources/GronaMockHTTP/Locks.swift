@@ -1,3 +1,5 @@
+import GronaMockCAtomics
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -44,8 +46,8 @@ package final class Mutex<Value>: @unchecked Sendable {
     }
 }
 
-/// The orderings the standard library's atomics take. This `Atomic` is a lock, so every operation is
-/// sequentially consistent whatever is asked; the argument stays so that call sites read as they would with
+/// The orderings the standard library's atomics take. Every operation of this `Atomic` is sequentially
+/// consistent whatever is asked; the argument stays so that call sites read as they would with
 /// `Synchronization.Atomic`.
 package struct AtomicOrdering: Sendable {
     package static let relaxed = AtomicOrdering()
@@ -55,23 +57,51 @@ package struct AtomicOrdering: Sendable {
     package static let sequentiallyConsistent = AtomicOrdering()
 }
 
-/// A value read and changed whole from any thread: the standard library's `Atomic` calls, on a `Mutex`, for
-/// macOS 13. None of its uses is on a per-request path (connection counts, stop flags, round-robin counters).
-package final class Atomic<Value: Sendable>: Sendable {
-    private let storage: Mutex<Value>
+/// A value that fits one 64-bit word, for `Atomic`.
+package protocol AtomicWord: Sendable {
+    var atomicWord: Int64 { get }
+    init(atomicWord: Int64)
+}
 
-    package init(_ value: Value) { storage = Mutex(value) }
+extension Int: AtomicWord {
+    package var atomicWord: Int64 { Int64(self) }
+    package init(atomicWord: Int64) { self = Int(truncatingIfNeeded: atomicWord) }
+}
 
-    package func load(ordering: AtomicOrdering) -> Value { storage.withLock { $0 } }
+extension UInt64: AtomicWord {
+    package var atomicWord: Int64 { Int64(bitPattern: self) }
+    package init(atomicWord: Int64) { self = UInt64(bitPattern: atomicWord) }
+}
 
-    package func store(_ value: Value, ordering: AtomicOrdering) { storage.withLock { $0 = value } }
+extension Bool: AtomicWord {
+    package var atomicWord: Int64 { self ? 1 : 0 }
+    package init(atomicWord: Int64) { self = atomicWord != 0 }
+}
+
+/// A value read and changed whole from any thread, with the standard library's `Atomic` calls: one 64-bit
+/// word changed through the compiler's atomic builtins (GronaMockCAtomics), every operation sequentially
+/// consistent. The standard one needs macOS 15.
+package final class Atomic<Value: AtomicWord>: @unchecked Sendable {
+    // @unchecked: `word` is only touched through the atomic builtins.
+    private let word: UnsafeMutablePointer<Int64>
+
+    package init(_ value: Value) {
+        word = .allocate(capacity: 1)
+        word.initialize(to: value.atomicWord)
+    }
+
+    deinit {
+        word.deinitialize(count: 1)
+        word.deallocate()
+    }
+
+    package func load(ordering: AtomicOrdering) -> Value { Value(atomicWord: grona_mock_atomic_load(word)) }
+
+    package func store(_ value: Value, ordering: AtomicOrdering) { grona_mock_atomic_store(word, value.atomicWord) }
 
     /// Sets `value` and returns what was there.
     package func exchange(_ value: Value, ordering: AtomicOrdering) -> Value {
-        storage.withLock { current in
-            defer { current = value }
-            return current
-        }
+        Value(atomicWord: grona_mock_atomic_exchange(word, value.atomicWord))
     }
 }
 
@@ -79,19 +109,13 @@ extension Atomic where Value: FixedWidthInteger {
     /// Adds, wrapping on overflow as the standard library's `add` does.
     @discardableResult
     package func add(_ operand: Value, ordering: AtomicOrdering) -> (oldValue: Value, newValue: Value) {
-        storage.withLock { current in
-            let old = current
-            current = old &+ operand
-            return (old, current)
-        }
+        let old = Value(atomicWord: grona_mock_atomic_fetch_add(word, operand.atomicWord))
+        return (old, old &+ operand)
     }
 
     @discardableResult
     package func subtract(_ operand: Value, ordering: AtomicOrdering) -> (oldValue: Value, newValue: Value) {
-        storage.withLock { current in
-            let old = current
-            current = old &- operand
-            return (old, current)
-        }
+        let old = Value(atomicWord: grona_mock_atomic_fetch_add(word, (0 &- operand).atomicWord))
+        return (old, old &- operand)
     }
 }

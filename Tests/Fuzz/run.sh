@@ -70,6 +70,12 @@ build_binary() {
         dir="${dir%/}"
         if [ -f "$dir/module.modulemap" ]; then
             includes+=(-I "$dir")
+        elif [ -f "$dir/include/module.modulemap" ]; then
+            # A C target of the package (its header only: the functions are static inline).
+            includes+=(-I "$dir/include")
+        elif [ "$(basename "$dir")" = GronaMockTesting ]; then
+            # The test kit needs SwiftPM's resource bundle (Bundle.module) and no target calls it.
+            continue
         elif [ -n "$(find "$dir" -name '*.swift' -print -quit)" ] && [ -z "$(find "$dir" -name main.swift -print -quit)" ]
         then
             modules+=("$(basename "$dir")")
