@@ -6,10 +6,20 @@ import Glibc
 import Darwin
 #endif
 
+/// The engine's `Mutex` and `Atomic`: the standard library's (Synchronization) where it has them on every
+/// supported version, that is Linux; on Darwin, where they need macOS 15 and the package declares macOS 13,
+/// the portable ones below, which have the same calls. The portable ones are compiled and tested on Linux too
+/// (`PortableLocksTests`), so the code macOS runs is not left untried.
+#if canImport(Darwin)
+package typealias Mutex<Value> = PortableMutex<Value>
+package typealias Atomic<Value: AtomicWord> = PortableAtomic<Value>
+#else
+@_exported import Synchronization
+#endif
+
 /// A value behind a lock, with the calls of the standard library's `Synchronization.Mutex` (`withLock`,
-/// `withLockIfAvailable`). That one needs macOS 15, and the test kit promises macOS 13: this one is a
-/// pthread mutex, on every platform. A class, so a `let` holds it as the standard one's `let` does.
-package final class Mutex<Value>: @unchecked Sendable {
+/// `withLockIfAvailable`): a pthread mutex. A class, so a `let` holds it as the standard one's `let` does.
+package final class PortableMutex<Value>: @unchecked Sendable {
     // @unchecked: `value` is read and written only with `lock` held.
     private var value: Value
     private let lock: UnsafeMutablePointer<pthread_mutex_t>
@@ -49,12 +59,12 @@ package final class Mutex<Value>: @unchecked Sendable {
 /// The orderings the standard library's atomics take. Every operation of this `Atomic` is sequentially
 /// consistent whatever is asked; the argument stays so that call sites read as they would with
 /// `Synchronization.Atomic`.
-package struct AtomicOrdering: Sendable {
-    package static let relaxed = AtomicOrdering()
-    package static let acquiring = AtomicOrdering()
-    package static let releasing = AtomicOrdering()
-    package static let acquiringAndReleasing = AtomicOrdering()
-    package static let sequentiallyConsistent = AtomicOrdering()
+package struct PortableAtomicOrdering: Sendable {
+    package static let relaxed = PortableAtomicOrdering()
+    package static let acquiring = PortableAtomicOrdering()
+    package static let releasing = PortableAtomicOrdering()
+    package static let acquiringAndReleasing = PortableAtomicOrdering()
+    package static let sequentiallyConsistent = PortableAtomicOrdering()
 }
 
 /// A value that fits one 64-bit word, for `Atomic`.
@@ -81,7 +91,7 @@ extension Bool: AtomicWord {
 /// A value read and changed whole from any thread, with the standard library's `Atomic` calls: one 64-bit
 /// word changed through the compiler's atomic builtins (GronaMockCAtomics), every operation sequentially
 /// consistent. The standard one needs macOS 15.
-package final class Atomic<Value: AtomicWord>: @unchecked Sendable {
+package final class PortableAtomic<Value: AtomicWord>: @unchecked Sendable {
     // @unchecked: `word` is only touched through the atomic builtins.
     private let word: UnsafeMutablePointer<Int64>
 
@@ -95,26 +105,28 @@ package final class Atomic<Value: AtomicWord>: @unchecked Sendable {
         word.deallocate()
     }
 
-    package func load(ordering: AtomicOrdering) -> Value { Value(atomicWord: grona_mock_atomic_load(word)) }
+    package func load(ordering: PortableAtomicOrdering) -> Value { Value(atomicWord: grona_mock_atomic_load(word)) }
 
-    package func store(_ value: Value, ordering: AtomicOrdering) { grona_mock_atomic_store(word, value.atomicWord) }
+    package func store(_ value: Value, ordering: PortableAtomicOrdering) {
+        grona_mock_atomic_store(word, value.atomicWord)
+    }
 
     /// Sets `value` and returns what was there.
-    package func exchange(_ value: Value, ordering: AtomicOrdering) -> Value {
+    package func exchange(_ value: Value, ordering: PortableAtomicOrdering) -> Value {
         Value(atomicWord: grona_mock_atomic_exchange(word, value.atomicWord))
     }
 }
 
-extension Atomic where Value: FixedWidthInteger {
+extension PortableAtomic where Value: FixedWidthInteger {
     /// Adds, wrapping on overflow as the standard library's `add` does.
     @discardableResult
-    package func add(_ operand: Value, ordering: AtomicOrdering) -> (oldValue: Value, newValue: Value) {
+    package func add(_ operand: Value, ordering: PortableAtomicOrdering) -> (oldValue: Value, newValue: Value) {
         let old = Value(atomicWord: grona_mock_atomic_fetch_add(word, operand.atomicWord))
         return (old, old &+ operand)
     }
 
     @discardableResult
-    package func subtract(_ operand: Value, ordering: AtomicOrdering) -> (oldValue: Value, newValue: Value) {
+    package func subtract(_ operand: Value, ordering: PortableAtomicOrdering) -> (oldValue: Value, newValue: Value) {
         let old = Value(atomicWord: grona_mock_atomic_fetch_add(word, (0 &- operand).atomicWord))
         return (old, old &- operand)
     }
