@@ -133,6 +133,21 @@ package final class RawClient {
         return response
     }
 
+    /// Everything the server sends until it closes the connection (a reset counts as closing), for what a
+    /// response parser cannot show: a connection dropped with no answer, a body cut short. Throws when the
+    /// server keeps the connection open past the read timeout.
+    package func readUntilClosed() throws -> [UInt8] {
+        var received = buffer
+        buffer = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count == 0 || (count < 0 && errno == ECONNRESET) { return received }
+            guard count > 0 else { throw Failure(description: "the server kept the connection open (errno \(errno))") }
+            received += chunk[..<count]
+        }
+    }
+
     /// True when bytes from the server are waiting, or arrive within `milliseconds`.
     package func hasDataAvailable(waitingMilliseconds milliseconds: Int32) -> Bool {
         guard buffer.isEmpty else { return true }

@@ -140,61 +140,19 @@ final class WireConnection {
         }
     }
 
-    private let fd: Int32
+    private let client: RawClient
 
     init(port: Int) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw FaultAPI.Failure(description: "socket failed") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else {
-            close(fd)
-            throw FaultAPI.Failure(description: "connect to port \(port) failed: errno \(errno)")
-        }
-        var interval = timeval(tv_sec: 15, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
+        client = try RawClient(port: port, timeout: 15)
     }
 
-    deinit { close(fd) }
-
-    func send(_ text: String) throws {
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes {
-                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-            }
-            guard sent > 0 else { throw FaultAPI.Failure(description: "send failed: errno \(errno)") }
-            offset += sent
-        }
-    }
+    func send(_ text: String) throws { try client.send(text) }
 
     /// True when bytes (or the end of the stream) are waiting to be read right now.
-    func isReadable() -> Bool {
-        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        return poll(&descriptor, 1, 0) > 0
-    }
+    func isReadable() -> Bool { client.hasDataAvailable(waitingMilliseconds: 0) }
 
     /// Reads until the server closes the connection; throws if it keeps it open past the read timeout.
-    func readUntilClosed() throws -> Received {
-        var received: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count == 0 || (count < 0 && errno == ECONNRESET) { return Received(bytes: received) }
-            guard count > 0 else {
-                throw FaultAPI.Failure(description: "the server kept the connection open (errno \(errno))")
-            }
-            received += chunk[..<count]
-        }
-    }
+    func readUntilClosed() throws -> Received { Received(bytes: try client.readUntilClosed()) }
 
     /// One request on a fresh connection, and everything that arrives until the server closes it.
     static func exchange(_ port: Int, _ request: String) throws -> Received {
