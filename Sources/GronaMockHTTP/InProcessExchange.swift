@@ -70,9 +70,7 @@ extension Router {
         }
 
         func wait(_ timeout: Duration) -> HTTPResponse? {
-            let nanoseconds =
-                timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
-            _ = ready.wait(timeout: .now() + .nanoseconds(Int(clamping: nanoseconds)))
+            _ = ready.wait(timeout: .now() + .nanoseconds(Int(clamping: timeout.nanoseconds)))
             return response.withLock { $0 }
         }
     }

@@ -33,4 +33,14 @@ extension Duration {
         let (total, carried) = whole.addingReportingOverflow(UInt64(attoseconds / 1_000_000_000))
         return carried ? .max : total
     }
+
+    /// Whole milliseconds, rounded towards zero and saturating at the ends of Int64: durations come from
+    /// callers (a test's timeout), and no value may trap.
+    package var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        guard !overflow else { return seconds < 0 ? .min : .max }
+        let (total, carried) = whole.addingReportingOverflow(attoseconds / 1_000_000_000_000_000)
+        return carried ? (seconds < 0 ? .min : .max) : total
+    }
 }

@@ -220,10 +220,3 @@ public final class GronaMockTestServer: Sendable {
         return await engine.exchange(request, bypassingFaults: true)
     }
 }
-
-extension Duration {
-    /// Whole milliseconds, rounded towards zero.
-    var milliseconds: Int64 {
-        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
-    }
-}

@@ -118,7 +118,7 @@ enum ExecCommand {
             outcome = .notStarted(status: error.status, reason: error.reason)
         }
         let elapsed = started.duration(to: .now)
-        let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+        let milliseconds = elapsed.milliseconds
         switch outcome {
         case .exited(let status): logger.info("the command exited", [("status", String(status))])
         case .killed(let signal): logger.info("the command was killed", [("signal", ChildProcess.name(of: signal))])

@@ -1,4 +1,5 @@
 import Foundation
+import GronaMockHTTP
 
 #if canImport(Glibc)
 import Glibc
@@ -191,5 +192,13 @@ package final class RawClient {
             return start
         }
         return nil
+    }
+}
+
+extension RawClient.Response {
+    /// A response answered in process (`Router.exchange`), in the shape a socket read gives.
+    package init(_ response: HTTPResponse) {
+        self.init(
+            status: response.status.code, headers: response.headers.map { ($0.name, $0.value) }, body: response.body)
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GronaMockHTTP
 
 /// One request on a fresh connection.
 package func fetch(_ port: Int, _ request: String) throws -> RawClient.Response {
@@ -16,12 +15,4 @@ package func eventually(seconds: Double = 10, _ condition: () throws -> Bool) re
         usleep(20_000)
     }
     return try condition()
-}
-
-extension RawClient.Response {
-    /// A response answered in process (`Router.exchange`), in the shape a socket read gives.
-    package init(_ response: HTTPResponse) {
-        self.init(
-            status: response.status.code, headers: response.headers.map { ($0.name, $0.value) }, body: response.body)
-    }
 }

@@ -106,11 +106,13 @@ final class EventWriter: Sendable {
         let results = (try? outcomes.get()) ?? []
         var touched: Set<String> = []
         var deletedAny = false
+        var written = 0
         for (change, outcome) in zip(changes, results) {
             switch (change, outcome) {
             case (.batch(let batch), .batch(let counts)):
                 touched.insert(batch.workspaceKey)
                 stored += counts.accepted
+                written += batch.accepted.count + batch.rejected.count
                 metrics?.add("grona_events_accepted_total", counts.accepted)
                 metrics?.add("grona_events_duplicate_total", counts.duplicates)
                 metrics?.add("grona_events_rejected_total", batch.rejected.count)
@@ -119,10 +121,6 @@ final class EventWriter: Sendable {
             default:
                 break
             }
-        }
-        let written = zip(changes, results).reduce(0) { total, pair in
-            guard case .batch(let batch) = pair.0 else { return total }
-            return total + batch.accepted.count + batch.rejected.count
         }
         if written > 0 { metrics?.recordCommit(events: written) }
         // Committed: whatever happens from here on, the answers are successes. Keeping the bound is
