@@ -64,10 +64,16 @@ let package = Package(
             dependencies: ["GronaMock", "GronaMockSQLite", "GronaMockHTTP", "GronaMockJSON"],
             resources: [.copy("Resources/workspaces"), .copy("Resources/keys")]
         ),
+        /// `grona-mock load`: a simulated SDK fleet for load tests of any service that speaks the contract, with
+        /// an open-model schedule, HDR latency histograms, thresholds and a check of what was stored.
+        .target(
+            name: "GronaMockLoad",
+            dependencies: ["GronaMock", "GronaMockHTTP", "GronaMockJSON"]
+        ),
         /// The command line: parses options, opens the storage, calls the engine.
         .executableTarget(
             name: "grona-mock",
-            dependencies: ["GronaMock", "GronaMockSQLite"]
+            dependencies: ["GronaMock", "GronaMockSQLite", "GronaMockLoad"]
         ),
         /// What the test targets share: a raw TCP client and live-server helpers. Not a product.
         .target(
@@ -86,6 +92,10 @@ let package = Package(
             name: "GronaMockStorageConformance",
             dependencies: ["GronaMock"],
             path: "Tests/GronaMockStorageConformance"
+        ),
+        .testTarget(
+            name: "GronaMockLoadTests",
+            dependencies: ["GronaMockLoad", "GronaMockTestSupport"]
         ),
         .testTarget(
             name: "GronaMockTestingTests",

@@ -1,0 +1,58 @@
+/// What one endpoint saw during a run: every request attempt (a retry is an attempt of its own), how it ended,
+/// and how long it took from its intended start.
+package struct EndpointStatistics: Sendable, Equatable {
+    /// How an attempt that got no HTTP status failed.
+    package enum TransportFailure: String, Sendable, CaseIterable, Comparable {
+        /// The connection could not be made (refused, unreachable, timed out while connecting).
+        case connect
+        /// The connection closed or reset before a whole answer arrived.
+        case closed
+        /// No whole answer within the request timeout.
+        case timeout
+        /// The answer was not HTTP/1.1 the client could read.
+        case malformed
+
+        package static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    /// Attempts that ended, with a status or a failure.
+    package private(set) var requests = 0
+    /// Attempts by HTTP status.
+    package private(set) var statuses: [Int: Int] = [:]
+    /// Attempts that got no status, by why.
+    package private(set) var failures: [TransportFailure: Int] = [:]
+    /// Attempts that were retries of an earlier one.
+    package private(set) var retries = 0
+    /// Latency of every attempt that ended, with a status or not, from its intended start (so that a stall of the
+    /// generator or of the server is not hidden: coordinated omission).
+    package private(set) var latency = LatencyHistogram()
+
+    package init() {}
+
+    /// Attempts that failed: no status, or a status of 400 or more. A 304 is a success.
+    package var errors: Int {
+        failures.values.reduce(0, +) + statuses.reduce(0) { $0 + ($1.key >= 400 ? $1.value : 0) }
+    }
+
+    /// Counts one attempt: `status` nil with `failure` when it got no answer.
+    package mutating func record(
+        status: Int?, failure: TransportFailure? = nil, latencyNanoseconds: UInt64, isRetry: Bool
+    ) {
+        requests += 1
+        if let status {
+            statuses[status, default: 0] += 1
+        } else {
+            failures[failure ?? .closed, default: 0] += 1
+        }
+        if isRetry { retries += 1 }
+        latency.record(nanoseconds: latencyNanoseconds)
+    }
+
+    package mutating func merge(_ other: EndpointStatistics) {
+        requests += other.requests
+        statuses.merge(other.statuses, uniquingKeysWith: +)
+        failures.merge(other.failures, uniquingKeysWith: +)
+        retries += other.retries
+        latency.merge(other.latency)
+    }
+}

@@ -1,0 +1,46 @@
+/// Everything a load run counts: per endpoint, and for the simulated fleet as a whole. A value: the engine keeps
+/// one and hands out copies (for the progress line each second, and for the report at the end).
+package struct LoadStatistics: Sendable, Equatable {
+    package var endpoints: [LoadEndpoint: EndpointStatistics] = Dictionary(
+        uniqueKeysWithValues: LoadEndpoint.allCases.map { ($0, EndpointStatistics()) })
+
+    /// Visits due by the schedule (the open model: `--rate` decides, not the answers).
+    package var visitsScheduled = 0
+    /// Visits that started.
+    package var visitsStarted = 0
+    /// Visits that were due but could not start because the in-flight cap was reached: counted, never silently
+    /// skipped (k6's `dropped_iterations`).
+    package var visitsDropped = 0
+
+    /// Events the installs logged (each counted once, however many times it was sent).
+    package var eventsLogged = 0
+    /// Events in batches that were answered 200: accepted, duplicates or rejected.
+    package var eventsAcknowledged = 0
+    package var eventsAccepted = 0
+    /// Events the server said it already had: a retry of a batch whose answer was lost.
+    package var eventsDuplicate = 0
+    package var eventsRejected = 0
+    /// Events given up on after the last retry; still on a device, in a real SDK.
+    package var eventsAbandoned = 0
+    /// Events still waiting in a batch, or in flight, when the run ended.
+    package var eventsUnsent = 0
+
+    /// Configurations that arrived with a body and verified against the JWKS, and those that did not verify.
+    package var configsVerified = 0
+    package var configsRejected = 0
+    /// Grants received and verified, and grants that did not verify.
+    package var grantsVerified = 0
+    package var grantsRejected = 0
+
+    package init() {}
+
+    /// Every endpoint together.
+    package var http: EndpointStatistics {
+        endpoints.values.reduce(into: EndpointStatistics()) { $0.merge($1) }
+    }
+
+    package subscript(endpoint: LoadEndpoint) -> EndpointStatistics {
+        get { endpoints[endpoint] ?? EndpointStatistics() }
+        set { endpoints[endpoint] = newValue }
+    }
+}
