@@ -8,7 +8,7 @@ enum MetricsRoutes {
         openConnections: @escaping @Sendable () -> Int
     ) {
         router.on(.get, "/_mock/metrics") { _ in
-            let text = metrics.render(gauges: [
+            let server = metrics.render(gauges: [
                 ("grona_open_connections", "Client connections open now.", Double(openConnections())),
                 ("grona_event_waits", "Long-polls of /_mock/events/wait waiting now.", Double(waits())),
                 (
@@ -16,6 +16,7 @@ enum MetricsRoutes {
                     Double(events.databaseBytes())
                 ),
             ])
+            let text = server + ProcessMetrics.exposition()
             return HTTPResponse(
                 status: .ok, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
                 body: Array(text.utf8))
