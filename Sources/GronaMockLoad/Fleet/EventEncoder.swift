@@ -76,7 +76,7 @@ package struct EventEncoder: Sendable {
         out.append(UInt8(ascii: "\""))
         if let action, let result {
             out += ",\"action\":".utf8
-            out += action.dropLast()
+            out += action
             out += ",\"result\":\"".utf8
             out += result.utf8
             out += "\"}".utf8

@@ -24,6 +24,8 @@ struct InstallState {
     /// When the oldest pending event was logged, and when the pending events first filled a batch.
     var oldestPendingAt: UInt64 = 0
     var fullSince: UInt64?
+    /// The deadline of the batch-age timer already scheduled, so that each visit does not add another.
+    var ageTimerAt: UInt64 = 0
     /// The batch being sent or waiting to be retried: one at a time, as the SDK sends.
     var batch: OutgoingBatch?
     /// Offline until this time (monotonic ns); 0 when online.
