@@ -85,7 +85,8 @@ extension LoadCommand {
 
     /// A seed from the clock and the process id, printed so that the run can be repeated.
     private static func drawnSeed() -> UInt64 {
-        var mixer = GronaMockLoad.SplitMix64(seed: UInt64(MonotonicClock.now()) ^ UInt64(UInt32(bitPattern: getpid())) << 32)
+        var mixer = GronaMockLoad.SplitMix64(
+            seed: UInt64(MonotonicClock.now()) ^ UInt64(UInt32(bitPattern: getpid())) << 32)
         return mixer.next() >> 1
     }
 

@@ -73,7 +73,8 @@ enum LoadCommand {
         }
         Console.error(
             "grona-mock load: \(settings.installs) installs at \(settings.rate) visits/s for \(settings.duration.seconds)s "
-                + "against \(settings.url) (workspace \(settings.workspace), seed \(settings.seed), run \(settings.runTag))")
+                + "against \(settings.url) (workspace \(settings.workspace), seed \(settings.seed), run \(settings.runTag))"
+        )
         let runner: FleetRunner
         do {
             runner = try FleetRunner(settings: settings)

@@ -53,14 +53,16 @@ import Testing
         var parser = try Self.parse("HTTP/1.0 200 OK\r\n\r\npartial", splits: [])
         #expect(!parser.isComplete)
         #expect(!parser.head.keepAlive)
-        #expect(parser.endOfStream())
+        let whole = parser.endOfStream()
+        #expect(whole)
         #expect(String(decoding: parser.body, as: UTF8.self) == "partial")
     }
 
     @Test func aCutContentLengthBodyIsNotComplete() throws {
         var parser = try Self.parse("HTTP/1.1 200 OK\r\nContent-Length: 20\r\n\r\nshort", splits: [])
         #expect(!parser.isComplete)
-        #expect(!parser.endOfStream())
+        let whole = parser.endOfStream()
+        #expect(!whole)
     }
 
     @Test(arguments: [

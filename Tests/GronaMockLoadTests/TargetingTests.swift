@@ -29,10 +29,14 @@ import Testing
         (#"{"field":"customer.identified","op":"neq","value":false}"#, product, false),
         (#"{"field":"screen.treatments","op":"contains","value":"percent_off"}"#, confirmation, true),
         (#"{"field":"screen.treatments","op":"exists","value":false}"#, confirmation, false),
-        (#"{"all":[{"field":"screen.type","op":"eq","value":"cart"},{"field":"basket.lineCount","op":"gte","value":2}]}"#,
-            cart, true),
-        (#"{"any":[{"field":"screen.type","op":"eq","value":"home"},{"field":"basket.lineCount","op":"gte","value":8}]}"#,
-            cart, false),
+        (
+            #"{"all":[{"field":"screen.type","op":"eq","value":"cart"},{"field":"basket.lineCount","op":"gte","value":2}]}"#,
+            cart, true
+        ),
+        (
+            #"{"any":[{"field":"screen.type","op":"eq","value":"home"},{"field":"basket.lineCount","op":"gte","value":8}]}"#,
+            cart, false
+        ),
         (#"{"not":{"field":"basket.productIDs","op":"contains","value":"gift-card-50"}}"#, cart, true),
         (#"{"field":"screen.colour","op":"eq","value":"red"}"#, cart, false),
         (#"{"field":"screen.type","op":"matches","value":"c.*"}"#, cart, false),

@@ -29,7 +29,7 @@ package final class HTTPClient {
     }
 
     package let configuration: Configuration
-    private let poller: Poller
+    let poller: Poller
     private let hostHeader: String
     private var connections: [ClientConnection] = []
     private var freeSlots: [Int] = []
@@ -38,7 +38,7 @@ package final class HTTPClient {
     private var queue = RequestQueue()
     private var completions: [ClientCompletion] = []
     /// One read buffer for every connection: a read is handled before the next one.
-    private let scratch: UnsafeMutableRawBufferPointer
+    let scratch: UnsafeMutableRawBufferPointer
     private var lastTimeoutScan: UInt64 = 0
 
     /// Requests submitted and not yet completed: queued, connecting, sending or awaiting their answer.
@@ -146,83 +146,9 @@ package final class HTTPClient {
         connection.begin(request, deadline: MonotonicClock.deadline(from: now, after: configuration.timeout))
     }
 
-    // MARK: - Socket events
-
-    private func writable(_ connection: ClientConnection) {
-        switch connection.state.state {
-        case .connecting:
-            if Socket.pendingError(connection.fd) == 0 {
-                perform(connection.state.connected(), on: connection)
-            } else {
-                perform(connection.state.connectionEnded(), on: connection)
-            }
-        case .sending:
-            send(connection)
-        case .idle, .awaitingResponse, .closed:
-            setInterest(connection, .read)
-        }
-    }
-
-    private func readable(_ connection: ClientConnection) {
-        guard connection.state.state != .connecting else { return }
-        while connection.fd >= 0 {
-            let count: Int?
-            do {
-                count = try Socket.receive(connection.fd, into: scratch)
-            } catch {
-                perform(connection.state.connectionEnded(), on: connection)
-                return
-            }
-            guard let count else { return }
-            if count == 0 {
-                let whole = connection.parser.endOfStream()
-                perform(connection.state.connectionEnded(answerComplete: whole), on: connection)
-                return
-            }
-            guard connection.state.carriesRequest else {
-                // Bytes nobody asked for on an idle connection: it cannot be trusted with the next request.
-                perform(connection.state.malformedResponse(), on: connection)
-                return
-            }
-            do {
-                try connection.feed(UnsafeRawBufferPointer(rebasing: scratch[..<count]))
-            } catch {
-                perform(connection.state.malformedResponse(), on: connection)
-                return
-            }
-            if connection.parser.isComplete {
-                perform(connection.state.responseComplete(keepAlive: connection.parser.head.keepAlive), on: connection)
-                return
-            }
-            if count < scratch.count { return }
-        }
-    }
-
-    private func send(_ connection: ClientConnection) {
-        guard let request = connection.request else { return }
-        while connection.sent < request.bytes.count {
-            let offset = connection.sent
-            let result = request.bytes.withUnsafeBytes { bytes in
-                Result { () throws(SystemError) -> Int in
-                    try Socket.send(connection.fd, UnsafeRawBufferPointer(rebasing: bytes[offset...]))
-                }
-            }
-            guard case .success(let sent) = result else {
-                perform(connection.state.connectionEnded(), on: connection)
-                return
-            }
-            if sent == 0 {
-                setInterest(connection, [.read, .write])
-                return
-            }
-            connection.sent += sent
-        }
-        perform(connection.state.requestSent(), on: connection)
-    }
-
     // MARK: - Actions
 
-    private func perform(_ action: ClientConnectionState.Action, on connection: ClientConnection) {
+    func perform(_ action: ClientConnectionState.Action, on connection: ClientConnection) {
         switch action {
         case .none:
             break
@@ -279,7 +205,7 @@ package final class HTTPClient {
                 outcome: outcome))
     }
 
-    private func setInterest(_ connection: ClientConnection, _ interest: Poller.Interest) {
+    func setInterest(_ connection: ClientConnection, _ interest: Poller.Interest) {
         guard connection.interest != interest, connection.fd >= 0 else { return }
         connection.interest = interest
         try? poller.modify(connection.fd, token: UInt64(connection.slot + 1), interest: interest)

@@ -8,16 +8,17 @@ import GronaMockJSON
 extension FleetRunner {
     /// Sends the next batch if one is due; otherwise makes sure the age timer will look again.
     func sendIfDue(_ index: Int, now: UInt64) {
-        let install = installs[index]
-        guard install.batch == nil, install.offlineUntil <= now, install.pendingCount > 0 else { return }
-        let ageDue = MonotonicClock.deadline(from: install.oldestPendingAt, after: settings.batchAge)
-        if install.pendingCount >= settings.batchSize {
-            takeBatch(index, due: install.fullSince ?? now, now: now)
-        } else if install.flushing {
+        // Field by field: a copy of the whole install would retain each of its buffers, per visit.
+        let pendingCount = installs[index].pendingCount
+        guard installs[index].batch == nil, installs[index].offlineUntil <= now, pendingCount > 0 else { return }
+        let ageDue = MonotonicClock.deadline(from: installs[index].oldestPendingAt, after: settings.batchAge)
+        if pendingCount >= settings.batchSize {
+            takeBatch(index, due: installs[index].fullSince ?? now, now: now)
+        } else if installs[index].flushing {
             takeBatch(index, due: now, now: now)
         } else if ageDue <= now {
             takeBatch(index, due: ageDue, now: now)
-        } else if install.ageTimerAt != ageDue {
+        } else if installs[index].ageTimerAt != ageDue {
             installs[index].ageTimerAt = ageDue
             timers.schedule(.batchAge(index), at: ageDue)
         }

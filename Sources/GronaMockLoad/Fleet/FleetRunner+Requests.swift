@@ -82,10 +82,13 @@ extension FleetRunner {
 
     // MARK: - Start
 
-    static func fetchKeys(_ client: HTTPClient, _ settings: LoadSettings) throws(LoadRunError) -> [String: P256PublicKey] {
+    static func fetchKeys(_ client: HTTPClient, _ settings: LoadSettings) throws(LoadRunError) -> [String:
+        P256PublicKey]
+    {
         let path = "/v1/mobile/workspaces/\(settings.workspace)/jwks.json"
         let completion = client.exchange(
-            ClientRequest(tag: RequestTag(endpoint: nil), method: "GET", path: path, host: client.host,
+            ClientRequest(
+                tag: RequestTag(endpoint: nil), method: "GET", path: path, host: client.host,
                 intendedStart: MonotonicClock.now()))
         guard case .response(let head, let body) = completion.outcome else {
             throw LoadRunError("\(settings.url) is unreachable: \(completion.failureDescription)")
@@ -104,7 +107,8 @@ extension FleetRunner {
     ) throws(LoadRunError) {
         let path = "/v1/mobile/workspaces/\(settings.workspace)/config"
         let completion = client.exchange(
-            ClientRequest(tag: RequestTag(endpoint: nil), method: "GET", path: path, host: client.host,
+            ClientRequest(
+                tag: RequestTag(endpoint: nil), method: "GET", path: path, host: client.host,
                 intendedStart: MonotonicClock.now()))
         guard case .response(let head, let body) = completion.outcome else {
             throw LoadRunError("\(settings.url) is unreachable: \(completion.failureDescription)")

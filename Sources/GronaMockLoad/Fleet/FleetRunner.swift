@@ -156,7 +156,8 @@ package final class FleetRunner {
         installs[index].launched = true
         requestConfig(index, due: intended)
         if settings.offlineShare > 0 && random.chance(settings.offlineShare) {
-            let remaining = settings.duration.nanosecondsClamped &- min(now &- monotonicStart, settings.duration.nanosecondsClamped)
+            let remaining =
+                settings.duration.nanosecondsClamped &- min(now &- monotonicStart, settings.duration.nanosecondsClamped)
             let start = now &+ UInt64(random.unit() * Double(remaining / 2))
             timers.schedule(.offlineStart(index), at: start)
         }

@@ -26,7 +26,8 @@ extension LoadSettings {
     /// `http://host:port` (a trailing `/` allowed); `https` is not spoken.
     package static func target(_ text: String) throws(OptionError) -> (host: String, port: Int) {
         guard text.hasPrefix("http://") else {
-            throw OptionError("--url must be an http:// URL such as http://127.0.0.1:8080 (https is not supported), not \"\(text)\"")
+            throw OptionError(
+                "--url must be an http:// URL such as http://127.0.0.1:8080 (https is not supported), not \"\(text)\"")
         }
         var rest = text.dropFirst("http://".count)
         if rest.hasSuffix("/") { rest = rest.dropLast() }
@@ -77,7 +78,8 @@ extension LoadSettings {
     package static func rate(_ text: String, option: String, allowZero: Bool) throws(OptionError) -> Double {
         guard let value = Double(text), value.isFinite, allowZero ? value >= 0 : value > 0, value <= 1_000_000 else {
             throw OptionError(
-                "--\(option) must be a number of visits per second \(allowZero ? "from 0" : "above 0") up to 1000000, not \"\(text)\"")
+                "--\(option) must be a number of visits per second \(allowZero ? "from 0" : "above 0") up to 1000000, not \"\(text)\""
+            )
         }
         return value
     }

@@ -52,7 +52,7 @@ package struct AcknowledgedEvents: Sendable, Equatable {
     }
 
     /// Every acknowledged event, in install and counter order (for a sample of those lost).
-    package func forEach(_ body: (Int, UInt32) -> Bool) {
+    package func forEachEvent(_ body: (Int, UInt32) -> Bool) {
         for (install, list) in ranges.enumerated() {
             for range in list {
                 for counter in range where !body(install, counter) { return }

@@ -45,7 +45,7 @@ package struct RunVerifier {
             cursor = page["nextCursor"]?.stringValue
         } while cursor != nil
 
-        result.acknowledged.forEach { install, counter in
+        result.acknowledged.forEachEvent { install, counter in
             let id = "\(result.runTag)-\(install)-\(counter)"
             guard !result.rejectedEventIDs.contains(id) else { return true }
             verification.acknowledged += 1
