@@ -45,14 +45,14 @@ package struct RunVerifier {
             cursor = page["nextCursor"]?.stringValue
         } while cursor != nil
 
+        verification.acknowledged = result.acknowledged.count
         result.acknowledged.forEachEvent { install, counter in
+            guard !seen.contains(install: install, counter: counter) else { return true }
+            // A rejected event was acknowledged with its reason and is kept apart (`/_mock/events/rejected`).
             let id = "\(result.runTag)-\(install)-\(counter)"
             guard !result.rejectedEventIDs.contains(id) else { return true }
-            verification.acknowledged += 1
-            if !seen.contains(install: install, counter: counter) {
-                verification.lost += 1
-                if verification.sampleLost.count < 10 { verification.sampleLost.append(id) }
-            }
+            verification.lost += 1
+            if verification.sampleLost.count < 10 { verification.sampleLost.append(id) }
             return true
         }
 
