@@ -124,7 +124,8 @@ package struct FleetVariant: Sendable {
 
     package init(id: String, weight: Int64, content: VariantContent) {
         self.id = id
-        self.weight = weight
+        // Weights are buckets out of 10,000 (contract §4); a server that sends more must not trap the sum.
+        self.weight = min(max(weight, 0), 10_000)
         self.content = content
         idJSON = JSONBytes.quoted(id)
     }

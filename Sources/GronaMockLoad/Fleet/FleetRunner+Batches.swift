@@ -145,8 +145,9 @@ extension FleetRunner {
         statistics.eventsAcknowledged += batch.count
         acknowledged.record(install: index, first: batch.firstCounter, count: batch.count)
         let answer = try? JSONParser().parse(body)
-        let accepted = answer?["accepted"]?.int64Value.map(Int.init) ?? -1
-        let duplicates = answer?["duplicates"]?.int64Value.map(Int.init) ?? 0
+        let range = Int64(0)...Int64(batch.count)
+        let accepted = answer?["accepted"]?.int64Value.flatMap { range.contains($0) ? Int($0) : nil } ?? -1
+        let duplicates = answer?["duplicates"]?.int64Value.flatMap { range.contains($0) ? Int($0) : nil } ?? -1
         let rejected = answer?["rejected"]?.arrayValue ?? []
         guard accepted >= 0, duplicates >= 0, accepted + duplicates + rejected.count == batch.count else {
             statistics.eventsAccepted += batch.count

@@ -14,6 +14,8 @@ package struct LoadRunResult: Sendable {
     package var acknowledged: AcknowledgedEvents
     /// Event ids the server acknowledged as rejected (kept with their reason, not stored as events).
     package var rejectedEventIDs: Set<String>
+    /// Events each install logged (its next counter): no stored event of the run can have a higher one.
+    package var loggedPerInstall: [UInt32]
     package var runTag: String
     package var seed: UInt64
 }
@@ -121,7 +123,8 @@ package final class FleetRunner {
         statistics.eventsUnsent = pendingEventsTotal + installs.reduce(0) { $0 + ($1.batch?.count ?? 0) }
         return LoadRunResult(
             statistics: statistics, elapsedSeconds: Double(MonotonicClock.now() &- monotonicStart) / 1e9,
-            acknowledged: acknowledged, rejectedEventIDs: rejectedEventIDs, runTag: settings.runTag,
+            acknowledged: acknowledged, rejectedEventIDs: rejectedEventIDs,
+            loggedPerInstall: installs.map(\.nextCounter), runTag: settings.runTag,
             seed: settings.seed)
     }
 

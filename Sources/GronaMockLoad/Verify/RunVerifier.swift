@@ -36,6 +36,12 @@ package struct RunVerifier {
                 guard let id = event["eventID"]?.stringValue, let (install, counter) = Self.parse(id, prefix: prefix)
                 else { continue }
                 verification.stored += 1
+                // An id the run never logged (a server inventing one) is stored and unacknowledged, and is
+                // not given a bit: the set stays bounded by what the run logged.
+                guard install < result.loggedPerInstall.count, counter < result.loggedPerInstall[install] else {
+                    verification.unacknowledged += 1
+                    continue
+                }
                 if !seen.insert(install: install, counter: counter) {
                     verification.doubled += 1
                 } else if !result.acknowledged.contains(install: install, counter: counter) {
@@ -43,6 +49,10 @@ package struct RunVerifier {
                 }
             }
             cursor = page["nextCursor"]?.stringValue
+            // The cursor goes back into a request line: a whole number (docs/openapi.yaml), nothing else.
+            if let next = cursor, !Self.isCursor(next) {
+                throw LoadRunError("--verify: GET /_mock/events gave a cursor that is not a number")
+            }
         } while cursor != nil
 
         verification.acknowledged = result.acknowledged.count
@@ -86,6 +96,13 @@ package struct RunVerifier {
         guard let value = try? JSONParser().parse(body)
         else { throw LoadRunError("--verify: GET \(path) did not answer JSON") }
         return value
+    }
+
+    /// `[+-]?[0-9]{1,18}`.
+    static func isCursor(_ text: String) -> Bool {
+        let digits = text.utf8.drop { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") }
+        return text.utf8.count - digits.count <= 1 && (1...18).contains(digits.count)
+            && digits.allSatisfy { (0x30...0x39).contains($0) }
     }
 
     /// `<runTag>-<install>-<counter>` → (install, counter), nil for another run's event.
