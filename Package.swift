@@ -95,7 +95,8 @@ let package = Package(
         ),
         .testTarget(
             name: "GronaMockLoadTests",
-            dependencies: ["GronaMockLoad", "GronaMockTestSupport"]
+            // The engine and SQLite start a grona-mock in the process for short runs of the fleet against it.
+            dependencies: ["GronaMockLoad", "GronaMock", "GronaMockSQLite", "GronaMockTestSupport"]
         ),
         .testTarget(
             name: "GronaMockTestingTests",

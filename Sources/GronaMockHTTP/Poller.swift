@@ -39,24 +39,25 @@ package enum PollerBackend: Sendable, CaseIterable, CustomStringConvertible {
 /// The only platform-specific part of the server; everything above it speaks in tokens and interests.
 /// Level-triggered on every backend, so a loop that leaves bytes unread is told again rather than stalled.
 /// Each call is one switch on an immutable tag in front of the backend's system call.
-final class Poller {
-    struct Interest: OptionSet {
-        let rawValue: UInt8
-        static let read = Interest(rawValue: 1)
-        static let write = Interest(rawValue: 2)
+package final class Poller {
+    package struct Interest: OptionSet, Sendable {
+        package let rawValue: UInt8
+        package init(rawValue: UInt8) { self.rawValue = rawValue }
+        package static let read = Interest(rawValue: 1)
+        package static let write = Interest(rawValue: 2)
     }
 
-    struct Event {
-        var token: UInt64
-        var readable: Bool
-        var writable: Bool
+    package struct Event {
+        package var token: UInt64
+        package var readable: Bool
+        package var writable: Bool
         /// Both directions are gone (a reset, or a hang-up) or the socket failed: nothing more can be read
         /// or sent, so the owner closes. A peer that only finished sending is `readable` (end of stream).
-        var hangup: Bool
+        package var hangup: Bool
     }
 
     /// Reserved for the cross-thread wake-up.
-    static let wakeupToken: UInt64 = 0
+    package static let wakeupToken: UInt64 = 0
 
     private enum Backend {
         #if canImport(Glibc)
@@ -67,7 +68,7 @@ final class Poller {
 
     private let backend: Backend
 
-    init(_ backend: PollerBackend, capacity: Int = 256) throws(SystemError) {
+    package init(_ backend: PollerBackend, capacity: Int = 256) throws(SystemError) {
         switch backend {
         #if canImport(Glibc)
         case .epoll: self.backend = .epoll(try EpollPoller(capacity: capacity))
@@ -79,7 +80,7 @@ final class Poller {
     /// Starts watching `fd`. `exclusive` wakes only one of the loops sharing a listening socket per
     /// connection, where the backend can (EPOLLEXCLUSIVE); with poll(2) every loop wakes and all but one find
     /// nothing to accept.
-    func register(_ fd: Int32, token: UInt64, interest: Interest, exclusive: Bool = false) throws(SystemError) {
+    package func register(_ fd: Int32, token: UInt64, interest: Interest, exclusive: Bool = false) throws(SystemError) {
         switch backend {
         #if canImport(Glibc)
         case .epoll(let epoll): try epoll.register(fd, token: token, interest: interest, exclusive: exclusive)
@@ -88,7 +89,7 @@ final class Poller {
         }
     }
 
-    func modify(_ fd: Int32, token: UInt64, interest: Interest) throws(SystemError) {
+    package func modify(_ fd: Int32, token: UInt64, interest: Interest) throws(SystemError) {
         switch backend {
         #if canImport(Glibc)
         case .epoll(let epoll): try epoll.modify(fd, token: token, interest: interest)
@@ -99,7 +100,7 @@ final class Poller {
 
     /// Stops watching `fd`. Call it before closing `fd`: poll(2) would otherwise keep watching the number,
     /// and a later descriptor that reuses it could not be registered.
-    func unregister(_ fd: Int32) {
+    package func unregister(_ fd: Int32) {
         switch backend {
         #if canImport(Glibc)
         case .epoll(let epoll): epoll.unregister(fd)
@@ -109,7 +110,7 @@ final class Poller {
     }
 
     /// Wakes the loop from `wait`; safe from any thread.
-    func wakeup() {
+    package func wakeup() {
         switch backend {
         #if canImport(Glibc)
         case .epoll(let epoll): epoll.wakeup()
@@ -121,7 +122,7 @@ final class Poller {
     /// Waits up to `timeoutMilliseconds` (-1: forever) and returns how many descriptors are ready; read
     /// them with `event(at:)` before the next wait. Wake-ups are consumed and reported with `wakeupToken`.
     /// A signal that interrupts the wait (EINTR) returns 0.
-    func wait(timeoutMilliseconds: Int32) throws(SystemError) -> Int {
+    package func wait(timeoutMilliseconds: Int32) throws(SystemError) -> Int {
         switch backend {
         #if canImport(Glibc)
         case .epoll(let epoll): try epoll.wait(timeoutMilliseconds: timeoutMilliseconds)
@@ -131,7 +132,7 @@ final class Poller {
     }
 
     /// The `index`th ready descriptor of the last `wait`.
-    func event(at index: Int) -> Event {
+    package func event(at index: Int) -> Event {
         switch backend {
         #if canImport(Glibc)
         case .epoll(let epoll): epoll.event(at: index)

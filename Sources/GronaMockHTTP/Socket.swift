@@ -40,7 +40,7 @@ package enum Socket {
 
     /// Resolves `host:port`, makes a close-on-exec stream socket for its first address and hands both to
     /// `body`; the socket is closed when `body` throws.
-    private static func withStreamSocket<T>(
+    static func withStreamSocket<T>(
         host: String, port: String, passive: Bool, _ body: (Int32, addrinfo) throws(SystemError) -> T
     ) throws(SystemError) -> T {
         var hints = addrinfo()
@@ -153,7 +153,7 @@ package enum Socket {
     }
 
     /// Reads into `buffer`; returns the count, 0 at end of stream, nil when it would block.
-    static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
+    package static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
         let count = recv(fd, buffer.baseAddress, buffer.count, 0)
         guard count >= 0 else {
             let error = lastErrno()
@@ -217,7 +217,7 @@ package enum Socket {
         return "\(address):\(port(of: storage))"
     }
 
-    private static func lastErrno() -> Int32 {
+    static func lastErrno() -> Int32 {
         #if canImport(Glibc)
         Glibc.errno
         #else
@@ -228,12 +228,12 @@ package enum Socket {
 
 #if canImport(Glibc)
 private func systemListen(_ fd: Int32, _ backlog: Int32) -> Int32 { Glibc.listen(fd, backlog) }
-private func systemConnect(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>!, _ length: socklen_t) -> Int32 {
+func systemConnect(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>!, _ length: socklen_t) -> Int32 {
     Glibc.connect(fd, address, length)
 }
 #else
 private func systemListen(_ fd: Int32, _ backlog: Int32) -> Int32 { Darwin.listen(fd, backlog) }
-private func systemConnect(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>!, _ length: socklen_t) -> Int32 {
+func systemConnect(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>!, _ length: socklen_t) -> Int32 {
     Darwin.connect(fd, address, length)
 }
 #endif

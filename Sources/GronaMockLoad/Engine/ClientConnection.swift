@@ -1,0 +1,90 @@
+import GronaMockHTTP
+
+/// One slot of `HTTPClient`'s pool: a socket, its lifecycle, the request on it and the answer being read.
+/// Reused when its socket closes, so that a long run does not allocate per connection.
+final class ClientConnection {
+    let slot: Int
+    var fd: Int32 = -1
+    var state = ClientConnectionState()
+    var parser = HTTPResponseParser()
+    var request: ClientRequest?
+    /// Bytes of `request` written so far.
+    var sent = 0
+    var deadline: UInt64 = .max
+    var interest: Poller.Interest = []
+    /// The unparsed tail of earlier reads (a head or chunk line split across reads).
+    private var carry: [UInt8] = []
+
+    init(slot: Int) { self.slot = slot }
+
+    func reopen(fd: Int32) {
+        self.fd = fd
+        state = ClientConnectionState()
+        parser.reset()
+        carry.removeAll(keepingCapacity: true)
+        request = nil
+        interest = []
+        deadline = .max
+    }
+
+    func begin(_ request: ClientRequest, deadline: UInt64) {
+        self.request = request
+        self.deadline = deadline
+        sent = 0
+        parser.reset()
+    }
+
+    func endRequest() {
+        request = nil
+        deadline = .max
+        sent = 0
+    }
+
+    /// Parses `bytes` after what was carried; keeps what could not be parsed yet. Bytes beyond the end of the
+    /// answer are an error: this client never pipelines, so the server sent something unasked.
+    func feed(_ bytes: UnsafeRawBufferPointer) throws(HTTPResponseParseError) {
+        if carry.isEmpty {
+            let used = try parser.parse(bytes)
+            if used < bytes.count {
+                guard !parser.isComplete else { throw .malformed("bytes after the answer") }
+                carry.append(contentsOf: bytes[used...])
+            }
+            return
+        }
+        carry.append(contentsOf: bytes)
+        let parsed = carry.withUnsafeBytes { all in
+            Result { () throws(HTTPResponseParseError) -> Int in try parser.parse(all) }
+        }
+        let used = try parsed.get()
+        carry.removeFirst(used)
+        if !carry.isEmpty && parser.isComplete { throw .malformed("bytes after the answer") }
+    }
+}
+
+@available(*, unavailable)
+extension ClientConnection: Sendable {}
+
+/// A FIFO of requests waiting for a connection; amortised O(1) without a deque type.
+struct RequestQueue {
+    private var items: [ClientRequest] = []
+    private var head = 0
+
+    var isEmpty: Bool { head == items.count }
+    var count: Int { items.count - head }
+
+    mutating func push(_ request: ClientRequest) { items.append(request) }
+
+    mutating func pop() -> ClientRequest? {
+        guard head < items.count else { return nil }
+        let request = items[head]
+        head += 1
+        if head > 1024 && head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        } else if head == items.count {
+            items.removeAll(keepingCapacity: true)
+            head = 0
+        }
+        return request
+    }
+}

@@ -1,0 +1,77 @@
+import GronaMockHTTP
+
+/// What `HTTPClient` does when the poller says a socket is ready: finish a connect, write the request, read
+/// the answer. Each outcome goes through the connection's `ClientConnectionState`.
+extension HTTPClient {
+    func writable(_ connection: ClientConnection) {
+        switch connection.state.state {
+        case .connecting:
+            if Socket.pendingError(connection.fd) == 0 {
+                perform(connection.state.connected(), on: connection)
+            } else {
+                perform(connection.state.connectionEnded(), on: connection)
+            }
+        case .sending:
+            send(connection)
+        case .idle, .awaitingResponse, .closed:
+            setInterest(connection, .read)
+        }
+    }
+
+    func readable(_ connection: ClientConnection) {
+        guard connection.state.state != .connecting else { return }
+        while connection.fd >= 0 {
+            let count: Int?
+            do {
+                count = try Socket.receive(connection.fd, into: scratch)
+            } catch {
+                perform(connection.state.connectionEnded(), on: connection)
+                return
+            }
+            guard let count else { return }
+            if count == 0 {
+                let whole = connection.parser.endOfStream()
+                perform(connection.state.connectionEnded(answerComplete: whole), on: connection)
+                return
+            }
+            guard connection.state.carriesRequest else {
+                // Bytes nobody asked for on an idle connection: it cannot be trusted with the next request.
+                perform(connection.state.malformedResponse(), on: connection)
+                return
+            }
+            do {
+                try connection.feed(UnsafeRawBufferPointer(rebasing: scratch[..<count]))
+            } catch {
+                perform(connection.state.malformedResponse(), on: connection)
+                return
+            }
+            if connection.parser.isComplete {
+                perform(connection.state.responseComplete(keepAlive: connection.parser.head.keepAlive), on: connection)
+                return
+            }
+            if count < scratch.count { return }
+        }
+    }
+
+    func send(_ connection: ClientConnection) {
+        guard let request = connection.request else { return }
+        while connection.sent < request.bytes.count {
+            let offset = connection.sent
+            let result = request.bytes.withUnsafeBytes { bytes in
+                Result { () throws(SystemError) -> Int in
+                    try Socket.send(connection.fd, UnsafeRawBufferPointer(rebasing: bytes[offset...]))
+                }
+            }
+            guard case .success(let sent) = result else {
+                perform(connection.state.connectionEnded(), on: connection)
+                return
+            }
+            if sent == 0 {
+                setInterest(connection, [.read, .write])
+                return
+            }
+            connection.sent += sent
+        }
+        perform(connection.state.requestSent(), on: connection)
+    }
+}

@@ -1,0 +1,229 @@
+import GronaMockHTTP
+
+/// An HTTP/1.1 client for one host and port on non-blocking sockets, driven by the caller's loop on one thread:
+/// keep-alive connections up to a cap, requests queued when every connection is busy, a deadline per request,
+/// answers framed by `Content-Length` or chunks. Made for a load generator: no threads, no locks, one
+/// `Poller`, and no allocation per request beyond the answer's body.
+///
+/// Confined to the thread that made it (not `Sendable`).
+package final class HTTPClient {
+    package struct Configuration: Sendable {
+        package var host: String
+        package var port: Int
+        /// Connections open at most; requests beyond them wait in a queue (their latency counts the wait).
+        package var maxConnections: Int
+        /// From the moment a request is handed to a connection to the end of its answer.
+        package var timeout: Duration
+        package var pollerBackend: PollerBackend
+
+        package init(
+            host: String, port: Int, maxConnections: Int = 256, timeout: Duration = .seconds(10),
+            pollerBackend: PollerBackend = .platformDefault
+        ) {
+            self.host = host
+            self.port = port
+            self.maxConnections = max(1, maxConnections)
+            self.timeout = timeout
+            self.pollerBackend = pollerBackend
+        }
+    }
+
+    package let configuration: Configuration
+    let poller: Poller
+    private let hostHeader: String
+    private var connections: [ClientConnection] = []
+    private var freeSlots: [Int] = []
+    private var idleSlots: [Int] = []
+    private var openConnections = 0
+    private var queue = RequestQueue()
+    private var completions: [ClientCompletion] = []
+    /// One read buffer for every connection: a read is handled before the next one.
+    let scratch: UnsafeMutableRawBufferPointer
+    private var lastTimeoutScan: UInt64 = 0
+
+    /// Requests submitted and not yet completed: queued, connecting, sending or awaiting their answer.
+    package private(set) var inFlight = 0
+
+    package init(_ configuration: Configuration) throws(SystemError) {
+        self.configuration = configuration
+        poller = try Poller(configuration.pollerBackend, capacity: min(configuration.maxConnections + 1, 4096))
+        hostHeader = "\(configuration.host):\(configuration.port)"
+        scratch = .allocate(byteCount: 64 * 1024, alignment: 16)
+    }
+
+    deinit {
+        for connection in connections where connection.fd >= 0 {
+            poller.unregister(connection.fd)
+            Socket.close(connection.fd)
+        }
+        scratch.deallocate()
+    }
+
+    /// The `Host` field for requests built by callers.
+    package var host: String { hostHeader }
+
+    /// Starts `request` on an idle connection, a new one, or queues it.
+    package func submit(_ request: ClientRequest) {
+        inFlight += 1
+        dispatch(request, now: MonotonicClock.now())
+    }
+
+    /// Waits up to `timeoutMilliseconds` for sockets, does what they allow, fails the requests whose deadline
+    /// passed, and hands each finished request to `handle` (which may submit more).
+    package func poll(timeoutMilliseconds: Int32, _ handle: (ClientCompletion) -> Void) {
+        let ready = (try? poller.wait(timeoutMilliseconds: timeoutMilliseconds)) ?? 0
+        for index in 0..<ready {
+            let event = poller.event(at: index)
+            guard event.token != Poller.wakeupToken, event.token <= UInt64(connections.count) else { continue }
+            let connection = connections[Int(event.token) - 1]
+            guard connection.fd >= 0 else { continue }
+            if event.writable || (event.hangup && connection.state.state == .connecting) {
+                writable(connection)
+            }
+            if connection.fd >= 0 && (event.readable || event.hangup) { readable(connection) }
+        }
+        let now = MonotonicClock.now()
+        if now &- lastTimeoutScan >= 5_000_000 {
+            lastTimeoutScan = now
+            for connection in connections where connection.fd >= 0 && connection.deadline <= now {
+                perform(connection.state.timedOut(), on: connection)
+            }
+        }
+        var index = 0
+        while index < completions.count {
+            let completion = completions[index]
+            index += 1
+            handle(completion)
+        }
+        completions.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: - Dispatch
+
+    private func dispatch(_ request: ClientRequest, now: UInt64) {
+        while let slot = idleSlots.popLast() {
+            let connection = connections[slot]
+            guard connection.fd >= 0, connection.state.state == .idle else { continue }
+            connection.begin(request, deadline: MonotonicClock.deadline(from: now, after: configuration.timeout))
+            perform(connection.state.startRequest(), on: connection)
+            return
+        }
+        guard openConnections < configuration.maxConnections else {
+            queue.push(request)
+            return
+        }
+        open(for: request, now: now)
+    }
+
+    private func open(for request: ClientRequest, now: UInt64) {
+        let fd: Int32
+        do {
+            fd = try Socket.startConnect(host: configuration.host, port: String(configuration.port))
+        } catch {
+            finish(request, .failure(.connect))
+            return
+        }
+        let slot = freeSlots.popLast() ?? connections.count
+        let connection: ClientConnection
+        if slot == connections.count {
+            connection = ClientConnection(slot: slot)
+            connections.append(connection)
+        } else {
+            connection = connections[slot]
+        }
+        connection.reopen(fd: fd)
+        do {
+            try poller.register(fd, token: UInt64(slot + 1), interest: [.read, .write])
+        } catch {
+            Socket.close(fd)
+            connection.fd = -1
+            freeSlots.append(slot)
+            finish(request, .failure(.connect))
+            return
+        }
+        connection.interest = [.read, .write]
+        openConnections += 1
+        connection.begin(request, deadline: MonotonicClock.deadline(from: now, after: configuration.timeout))
+    }
+
+    // MARK: - Actions
+
+    func perform(_ action: ClientConnectionState.Action, on connection: ClientConnection) {
+        switch action {
+        case .none:
+            break
+        case .send:
+            send(connection)
+        case .awaitResponse:
+            setInterest(connection, .read)
+        case .deliver(let keepAlive):
+            if let request = connection.request {
+                finish(request, .response(connection.parser.head, body: connection.parser.body))
+            }
+            connection.endRequest()
+            if keepAlive {
+                setInterest(connection, .read)
+                becameIdle(connection)
+            } else {
+                close(connection)
+            }
+        case .fail(let failure):
+            if let request = connection.request { finish(request, .failure(failure)) }
+            connection.endRequest()
+            close(connection)
+        case .close:
+            close(connection)
+        }
+    }
+
+    private func becameIdle(_ connection: ClientConnection) {
+        if let next = queue.pop() {
+            connection.begin(
+                next, deadline: MonotonicClock.deadline(from: MonotonicClock.now(), after: configuration.timeout))
+            perform(connection.state.startRequest(), on: connection)
+        } else {
+            idleSlots.append(connection.slot)
+        }
+    }
+
+    private func close(_ connection: ClientConnection) {
+        guard connection.fd >= 0 else { return }
+        poller.unregister(connection.fd)
+        Socket.close(connection.fd)
+        connection.fd = -1
+        openConnections -= 1
+        freeSlots.append(connection.slot)
+        if let slot = idleSlots.lastIndex(of: connection.slot) { idleSlots.remove(at: slot) }
+        if let next = queue.pop() { open(for: next, now: MonotonicClock.now()) }
+    }
+
+    private func finish(_ request: ClientRequest, _ outcome: ClientCompletion.Outcome) {
+        inFlight -= 1
+        completions.append(
+            ClientCompletion(
+                tag: request.tag, intendedStart: request.intendedStart, finishedAt: MonotonicClock.now(),
+                outcome: outcome))
+    }
+
+    func setInterest(_ connection: ClientConnection, _ interest: Poller.Interest) {
+        guard connection.interest != interest, connection.fd >= 0 else { return }
+        connection.interest = interest
+        try? poller.modify(connection.fd, token: UInt64(connection.slot + 1), interest: interest)
+    }
+}
+
+@available(*, unavailable)
+extension HTTPClient: Sendable {}
+
+extension HTTPClient {
+    /// Sends one request and runs the loop until it is answered: for the run's start and for `--verify`, where
+    /// nothing else is in flight.
+    package func exchange(_ request: ClientRequest) -> ClientCompletion {
+        var result: ClientCompletion?
+        submit(request)
+        while result == nil {
+            poll(timeoutMilliseconds: 50) { completion in result = completion }
+        }
+        return result ?? ClientCompletion(tag: request.tag, intendedStart: 0, finishedAt: 0, outcome: .failure(.closed))
+    }
+}

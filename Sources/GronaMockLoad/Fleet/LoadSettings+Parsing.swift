@@ -1,0 +1,86 @@
+/// The value forms of `grona-mock load`'s options, parsed here so that the command line and the tests share
+/// them: durations (`500ms`, `10s`, `2m`, or seconds), the target URL, shares and the offline knob.
+extension LoadSettings {
+    /// A mistake in one option's value, said as a sentence that names the option.
+    package struct OptionError: Error, Sendable, Equatable, CustomStringConvertible {
+        package let description: String
+        package init(_ description: String) { self.description = description }
+    }
+
+    /// `500ms`, `10s`, `2m`, `1.5s` or a bare number of seconds; at most a day, never negative.
+    package static func duration(_ text: String, option: String) throws(OptionError) -> Duration {
+        let units: [(String, Double)] = [("ms", 0.001), ("us", 0.000_001), ("s", 1), ("m", 60), ("h", 3600)]
+        var number = Substring(text)
+        var scale = 1.0
+        for (suffix, factor) in units where text.hasSuffix(suffix) {
+            number = text.dropLast(suffix.count)
+            scale = factor
+            break
+        }
+        guard let value = Double(number), value.isFinite, value >= 0, value * scale <= 86_400 else {
+            throw OptionError("--\(option) must be a duration such as 500ms, 10s or 2m (up to a day), not \"\(text)\"")
+        }
+        return .nanoseconds(Int64((value * scale * 1e9).rounded()))
+    }
+
+    /// `http://host:port` (a trailing `/` allowed); `https` is not spoken.
+    package static func target(_ text: String) throws(OptionError) -> (host: String, port: Int) {
+        guard text.hasPrefix("http://") else {
+            throw OptionError(
+                "--url must be an http:// URL such as http://127.0.0.1:8080 (https is not supported), not \"\(text)\"")
+        }
+        var rest = text.dropFirst("http://".count)
+        if rest.hasSuffix("/") { rest = rest.dropLast() }
+        guard !rest.contains("/"), !rest.contains("?"), !rest.isEmpty else {
+            throw OptionError("--url takes no path: the endpoints' paths are the contract's (\"\(text)\")")
+        }
+        var host = String(rest)
+        var port = 80
+        if rest.hasPrefix("[") {
+            // [IPv6]:port
+            guard let close = rest.firstIndex(of: "]") else { throw OptionError("--url: unclosed [ in \"\(text)\"") }
+            host = String(rest[rest.index(after: rest.startIndex)..<close])
+            let tail = rest[rest.index(after: close)...]
+            if tail.hasPrefix(":") { port = try portNumber(String(tail.dropFirst()), text) }
+        } else if let colon = rest.lastIndex(of: ":") {
+            host = String(rest[..<colon])
+            port = try portNumber(String(rest[rest.index(after: colon)...]), text)
+        }
+        guard !host.isEmpty else { throw OptionError("--url has no host: \"\(text)\"") }
+        return (host, port)
+    }
+
+    private static func portNumber(_ text: String, _ url: String) throws(OptionError) -> Int {
+        guard let port = Int(text), (1...65_535).contains(port) else {
+            throw OptionError("--url: the port must be 1 to 65535 in \"\(url)\"")
+        }
+        return port
+    }
+
+    /// A number from 0 to 1.
+    package static func share(_ text: String, option: String) throws(OptionError) -> Double {
+        guard let value = Double(text), (0...1).contains(value) else {
+            throw OptionError("--\(option) must be a share from 0 to 1, not \"\(text)\"")
+        }
+        return value
+    }
+
+    /// `F:D`, a share of installs and how long they stay offline: `0.1:30s`.
+    package static func offline(_ text: String) throws(OptionError) -> (Double, Duration) {
+        let parts = text.split(separator: ":", maxSplits: 1)
+        guard parts.count == 2 else {
+            throw OptionError("--offline must be SHARE:DURATION such as 0.1:30s, not \"\(text)\"")
+        }
+        return (try share(String(parts[0]), option: "offline"), try duration(String(parts[1]), option: "offline"))
+    }
+
+    /// A rate in visits per second: positive (or, for `--ramp-from`, zero), finite, at most a million.
+    package static func rate(_ text: String, option: String, allowZero: Bool) throws(OptionError) -> Double {
+        guard let value = Double(text), value.isFinite, allowZero ? value >= 0 : value > 0, value <= 1_000_000 else {
+            throw OptionError(
+                "--\(option) must be a number of visits per second \(allowZero ? "from 0" : "above 0") up to 1000000, not \"\(text)\""
+            )
+        }
+        return value
+    }
+}

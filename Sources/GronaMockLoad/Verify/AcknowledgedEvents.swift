@@ -1,0 +1,64 @@
+/// The events a run got a 200 for, kept as ranges of counters per install: an install's events are numbered
+/// in the order it logs them and its batches take them in that order, so a batch is one range and a whole run
+/// is a handful of ranges per install, whatever the event count.
+package struct AcknowledgedEvents: Sendable, Equatable {
+    /// Per install, sorted, disjoint, non-adjacent half-open ranges.
+    private var ranges: [[Range<UInt32>]]
+
+    package init(installs: Int) {
+        ranges = Array(repeating: [], count: max(0, installs))
+    }
+
+    /// Distinct events acknowledged.
+    package var count: Int {
+        ranges.reduce(0) { total, list in total + list.reduce(0) { $0 + $1.count } }
+    }
+
+    package mutating func record(install: Int, first: UInt32, count: Int) {
+        guard ranges.indices.contains(install), count > 0 else { return }
+        let (end, overflow) = first.addingReportingOverflow(UInt32(clamping: count))
+        var new = first..<(overflow ? UInt32.max : end)
+        var list = ranges[install]
+        // Usually appended at the end: batches are acknowledged in order.
+        var kept: [Range<UInt32>] = []
+        kept.reserveCapacity(list.count + 1)
+        for range in list {
+            if range.upperBound < new.lowerBound || range.lowerBound > new.upperBound {
+                kept.append(range)
+            } else {
+                new = min(range.lowerBound, new.lowerBound)..<max(range.upperBound, new.upperBound)
+            }
+        }
+        let position = kept.firstIndex { $0.lowerBound > new.lowerBound } ?? kept.count
+        kept.insert(new, at: position)
+        list = kept
+        ranges[install] = list
+    }
+
+    package func contains(install: Int, counter: UInt32) -> Bool {
+        guard ranges.indices.contains(install) else { return false }
+        let list = ranges[install]
+        var low = 0
+        var high = list.count
+        while low < high {
+            let middle = (low + high) / 2
+            if list[middle].upperBound <= counter {
+                low = middle + 1
+            } else {
+                high = middle
+            }
+        }
+        return low < list.count && list[low].contains(counter)
+    }
+
+    /// Every acknowledged event, in install and counter order (for a sample of those lost).
+    package func forEachEvent(_ body: (Int, UInt32) -> Bool) {
+        for (install, list) in ranges.enumerated() {
+            for range in list {
+                for counter in range where !body(install, counter) { return }
+            }
+        }
+    }
+
+    package var installs: Int { ranges.count }
+}

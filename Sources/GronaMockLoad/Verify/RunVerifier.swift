@@ -1,0 +1,142 @@
+import GronaMockHTTP
+import GronaMockJSON
+
+/// `--verify` against a grona-mock: pages through the workspace's stored events (`GET /_mock/events`, oldest
+/// first, `limit` 1000 and `cursor`), keeps the run's own (their eventIDs start with the run's tag), and
+/// compares them with what the run got a 200 for; then counts the contract violations
+/// (`GET /_mock/events/violations`) that involve the run's events. Linear in the events read; memory is the
+/// run's own id set (ranges) and one bit per event of the run.
+package struct RunVerifier {
+    let settings: LoadSettings
+    let result: LoadRunResult
+
+    package init(settings: LoadSettings, result: LoadRunResult) {
+        self.settings = settings
+        self.result = result
+    }
+
+    package func verify() throws(LoadRunError) -> LoadVerification {
+        let client: HTTPClient
+        do {
+            client = try HTTPClient(
+                HTTPClient.Configuration(
+                    host: settings.host, port: settings.port, maxConnections: 1, timeout: settings.timeout))
+        } catch {
+            throw LoadRunError("cannot start the client: \(error)")
+        }
+        var seen = StoredEventSet(installs: settings.installs)
+        var verification = LoadVerification()
+        let prefix = Array((result.runTag + "-").utf8)
+        var cursor: String?
+        repeat {
+            var path = "/_mock/events?workspace=\(settings.workspace)&limit=1000"
+            if let cursor { path += "&cursor=\(cursor)" }
+            let page = try get(path, client)
+            for event in page["events"]?.arrayValue ?? [] {
+                guard let id = event["eventID"]?.stringValue, let (install, counter) = Self.parse(id, prefix: prefix)
+                else { continue }
+                verification.stored += 1
+                // An id the run never logged (a server inventing one) is stored and unacknowledged, and is
+                // not given a bit: the set stays bounded by what the run logged.
+                guard install < result.loggedPerInstall.count, counter < result.loggedPerInstall[install] else {
+                    verification.unacknowledged += 1
+                    continue
+                }
+                if !seen.insert(install: install, counter: counter) {
+                    verification.doubled += 1
+                } else if !result.acknowledged.contains(install: install, counter: counter) {
+                    verification.unacknowledged += 1
+                }
+            }
+            cursor = page["nextCursor"]?.stringValue
+            // The cursor goes back into a request line: a whole number (docs/openapi.yaml), nothing else.
+            if let next = cursor, !Self.isCursor(next) {
+                throw LoadRunError("--verify: GET /_mock/events gave a cursor that is not a number")
+            }
+        } while cursor != nil
+
+        verification.acknowledged = result.acknowledged.count
+        result.acknowledged.forEachEvent { install, counter in
+            guard !seen.contains(install: install, counter: counter) else { return true }
+            // A rejected event was acknowledged with its reason and is kept apart (`/_mock/events/rejected`).
+            let id = "\(result.runTag)-\(install)-\(counter)"
+            guard !result.rejectedEventIDs.contains(id) else { return true }
+            verification.lost += 1
+            if verification.sampleLost.count < 10 { verification.sampleLost.append(id) }
+            return true
+        }
+
+        let violations = try get("/_mock/events/violations?workspace=\(settings.workspace)", client)
+        for violation in violations["violations"]?.arrayValue ?? [] {
+            let ids = violation["eventIDs"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            guard ids.contains(where: { $0.utf8.starts(with: prefix) }) else { continue }
+            verification.violations += 1
+            if verification.sampleViolations.count < 10 {
+                let rule = violation["rule"]?.stringValue ?? "?"
+                verification.sampleViolations.append("\(rule): \(violation["message"]?.stringValue ?? "")")
+            }
+        }
+        return verification
+    }
+
+    private func get(_ path: String, _ client: HTTPClient) throws(LoadRunError) -> JSONValue {
+        var headers: [(String, String)] = []
+        if let token = settings.adminToken { headers.append(("Authorization", "Bearer " + token)) }
+        let completion = client.exchange(
+            ClientRequest(
+                tag: RequestTag(endpoint: nil), method: "GET", path: path, host: client.host, headers: headers,
+                intendedStart: MonotonicClock.now()))
+        guard case .response(let head, let body) = completion.outcome else {
+            throw LoadRunError("--verify: GET \(path): \(completion.failureDescription)")
+        }
+        guard head.status == 200 else {
+            let hint = head.status == 401 ? " (give --admin-token)" : ""
+            throw LoadRunError("--verify: GET \(path) answered \(head.status)\(hint)")
+        }
+        guard let value = try? JSONParser().parse(body)
+        else { throw LoadRunError("--verify: GET \(path) did not answer JSON") }
+        return value
+    }
+
+    /// `[+-]?[0-9]{1,18}`.
+    static func isCursor(_ text: String) -> Bool {
+        let digits = text.utf8.drop { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") }
+        return text.utf8.count - digits.count <= 1 && (1...18).contains(digits.count)
+            && digits.allSatisfy { (0x30...0x39).contains($0) }
+    }
+
+    /// `<runTag>-<install>-<counter>` → (install, counter), nil for another run's event.
+    static func parse(_ id: String, prefix: [UInt8]) -> (Int, UInt32)? {
+        let bytes = id.utf8
+        guard bytes.starts(with: prefix) else { return nil }
+        let rest = bytes.dropFirst(prefix.count)
+        guard let dash = rest.firstIndex(of: UInt8(ascii: "-")),
+            let install = HTTPResponseHead.decimal(rest[rest.startIndex..<dash]),
+            let counter = HTTPResponseHead.decimal(rest[rest.index(after: dash)...]), counter <= Int(UInt32.max)
+        else { return nil }
+        return (install, UInt32(counter))
+    }
+}
+
+/// One bit per event of the run that the server holds, per install.
+struct StoredEventSet {
+    private var bits: [[UInt64]]
+
+    init(installs: Int) { bits = Array(repeating: [], count: max(0, installs)) }
+
+    /// Marks the event; false when it was already marked (stored twice).
+    mutating func insert(install: Int, counter: UInt32) -> Bool {
+        guard bits.indices.contains(install) else { return true }
+        let word = Int(counter / 64)
+        if bits[install].count <= word { bits[install] += Array(repeating: 0, count: word + 1 - bits[install].count) }
+        let mask = UInt64(1) << UInt64(counter % 64)
+        defer { bits[install][word] |= mask }
+        return bits[install][word] & mask == 0
+    }
+
+    func contains(install: Int, counter: UInt32) -> Bool {
+        guard bits.indices.contains(install) else { return false }
+        let word = Int(counter / 64)
+        return word < bits[install].count && bits[install][word] & (UInt64(1) << UInt64(counter % 64)) != 0
+    }
+}

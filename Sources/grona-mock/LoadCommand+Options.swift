@@ -1,0 +1,103 @@
+import GronaMock
+import GronaMockHTTP
+import GronaMockLoad
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension LoadCommand {
+    /// The settings the options say; a usage error names the option at fault.
+    static func settings(from parsed: ParsedOptions) throws(UsageError) -> LoadSettings {
+        do {
+            return try makeSettings(parsed)
+        } catch let error as UsageError {
+            throw error
+        } catch let error as LoadSettings.OptionError {
+            throw UsageError(error.description)
+        } catch {
+            throw UsageError("\(error)")
+        }
+    }
+
+    private static func makeSettings(_ parsed: ParsedOptions) throws -> LoadSettings {
+        var settings = LoadSettings()
+        (settings.host, settings.port) = try LoadSettings.target(parsed.value("url") ?? "http://127.0.0.1:8080")
+        let workspace = parsed.value("workspace") ?? "acme-market"
+        guard isWorkspaceKey(workspace) else {
+            throw UsageError("--workspace must be a workspace key ([a-z0-9][a-z0-9-]{0,62}), not \"\(workspace)\"")
+        }
+        settings.workspace = workspace
+        settings.installs = try parsed.integer("installs", in: 1...1_000_000) ?? 100
+        settings.rate = try LoadSettings.rate(parsed.value("rate") ?? "20", option: "rate", allowZero: false)
+        settings.rampFrom = try LoadSettings.rate(
+            parsed.value("ramp-from") ?? "0", option: "ramp-from", allowZero: true)
+        settings.ramp = try LoadSettings.duration(parsed.value("ramp") ?? "0s", option: "ramp")
+        settings.duration = try LoadSettings.duration(parsed.value("duration") ?? "10s", option: "duration")
+        guard settings.duration > .zero else { throw UsageError("--duration must be longer than 0") }
+        if let seed = parsed.value("seed") {
+            guard let value = UInt64(seed) else {
+                throw UsageError("--seed must be a whole number from 0 to 18446744073709551615, not \"\(seed)\"")
+            }
+            settings.seed = value
+        } else {
+            settings.seed = drawnSeed()
+        }
+        settings.runTag = runTag()
+        settings.batchSize = try parsed.integer("batch-size", in: 1...500) ?? 50
+        settings.batchAge = try LoadSettings.duration(parsed.value("batch-age") ?? "2s", option: "batch-age")
+        settings.maxInFlight = try parsed.integer("max-in-flight", in: 1...100_000) ?? 256
+        settings.timeout = try LoadSettings.duration(parsed.value("timeout") ?? "10s", option: "timeout")
+        guard settings.timeout > .zero else { throw UsageError("--timeout must be longer than 0") }
+        settings.maxRetries = try parsed.integer("max-retries", in: 0...100) ?? 5
+        settings.retryBase = try LoadSettings.duration(parsed.value("retry-base") ?? "250ms", option: "retry-base")
+        settings.identified = try LoadSettings.share(parsed.value("identified") ?? "0.5", option: "identified")
+        if let key = parsed.value("secret-key") {
+            guard !key.isEmpty else { throw UsageError("--secret-key must not be empty") }
+            settings.secretKey = key
+        }
+        if let offline = parsed.value("offline") {
+            (settings.offlineShare, settings.offlineDuration) = try LoadSettings.offline(offline)
+        }
+        settings.gzip = !parsed.flag("no-gzip")
+        settings.verify = parsed.flag("verify")
+        if let token = parsed.value("admin-token") {
+            guard !token.isEmpty else { throw UsageError("--admin-token must not be empty") }
+            settings.adminToken = token
+        }
+        settings.jsonPath = parsed.value("json")
+        settings.thresholds = parsed.allValues("threshold")
+        settings.quiet = parsed.flag("quiet")
+        settings.drainLimit = max(.seconds(30), settings.timeout * 2)
+        return settings
+    }
+
+    /// `[a-z0-9][a-z0-9-]{0,62}` (contract §1): the key goes into paths.
+    private static func isWorkspaceKey(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard (1...63).contains(bytes.count) else { return false }
+        return bytes.enumerated().allSatisfy { index, byte in
+            (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || (index > 0 && byte == UInt8(ascii: "-"))
+        }
+    }
+
+    /// A seed from the clock and the process id, printed so that the run can be repeated.
+    private static func drawnSeed() -> UInt64 {
+        var mixer = GronaMockLoad.SplitMix64(
+            seed: UInt64(MonotonicClock.now()) ^ UInt64(UInt32(bitPattern: getpid())) << 32)
+        return mixer.next() >> 1
+    }
+
+    /// Eight hex digits from the wall clock and the process id: a new tag per run, whatever the seed.
+    private static func runTag() -> String {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        var mixer = GronaMockLoad.SplitMix64(
+            seed: UInt64(spec.tv_sec) &* 1_000_000_000 &+ UInt64(spec.tv_nsec) ^ UInt64(UInt32(bitPattern: getpid())))
+        let value = mixer.next() & 0xFFFF_FFFF
+        let text = String(value, radix: 16)
+        return String(repeating: "0", count: 8 - text.count) + text
+    }
+}

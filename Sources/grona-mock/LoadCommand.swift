@@ -1,0 +1,104 @@
+import GronaMock
+import GronaMockHTTP
+import GronaMockLoad
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `grona-mock load`: a simulated SDK fleet against any service that speaks the contract (issue 14).
+/// Exit status: 0 passed, 1 the run could not be made, 2 usage, 98 `--verify` failed, 99 a threshold broke.
+enum LoadCommand {
+    static let specs: [OptionSpec] = [
+        .value(
+            "url", "URL", environment: "GRONA_MOCK_URL", default: "http://127.0.0.1:8080",
+            help: "Base URL of the service under test (http:// only)."),
+        .value("workspace", "KEY", default: "acme-market", help: "Workspace the fleet belongs to."),
+        .value("installs", "N", default: "100", help: "Simulated installs (1 to 1000000)."),
+        .value("rate", "R", default: "20", help: "Visits per second, fleet-wide (decimals allowed)."),
+        .value("ramp", "D", default: "0s", help: "Climb linearly from --ramp-from to --rate over D, then hold."),
+        .value("ramp-from", "R", default: "0", help: "Visits per second at the start of the ramp."),
+        .value("duration", "D", default: "10s", help: "How long visits are started; then batches are flushed."),
+        .value("seed", "N", help: "Makes installs, visits and jitter reproducible (default: drawn, and printed)."),
+        .value("batch-size", "N", default: "50", help: "Events per batch, the SDK's size limit (1 to 500)."),
+        .value("batch-age", "D", default: "2s", help: "A batch is sent when its oldest event is this old."),
+        .value("max-in-flight", "N", default: "256", help: "Requests in flight at most; a visit due then is dropped."),
+        .value("timeout", "D", default: "10s", help: "Per request."),
+        .value("max-retries", "N", default: "5", help: "Retries per batch (exponential backoff, full jitter)."),
+        .value("retry-base", "D", default: "250ms", help: "The first backoff; it doubles up to 30s."),
+        .value("identified", "F", default: "0.5", help: "Share of installs with a customer id."),
+        .value(
+            "secret-key", "KEY", environment: "GRONA_MOCK_SECRET_KEY",
+            help: "The workspace's secret key, for grants; without it no offer is shown."),
+        .value("offline", "F:D", help: "Share F of installs goes offline once, for D, then flushes its backlog."),
+        .flag("no-gzip", help: "Send batches uncompressed."),
+        .flag("verify", help: "After the run, check the stored events and the violations (a grona-mock only)."),
+        .value(
+            "admin-token", "TOKEN", environment: "GRONA_MOCK_ADMIN_TOKEN", help: "For --verify's /_mock calls."),
+        .value("json", "FILE", help: "Write the whole report as JSON (- for stdout)."),
+        .value("threshold", "EXPR", help: "Repeatable, k6 style (events.p99<10ms); a broken one exits 99."),
+        .flag("quiet", help: "No progress line."),
+    ]
+
+    static let usage = """
+        USAGE: grona-mock load [options]
+
+        Drives a fleet of simulated SDK installs at URL: each fetches and verifies the signed configuration,
+        polls it with If-None-Match, runs visits whose events follow assignment and the funnel, fetches grants,
+        and sends its events in gzipped batches with retries. Visits start at --rate whatever the answers (an
+        open model); latency counts from each request's intended start.
+
+        Durations: 500ms, 10s, 2m, or a number of seconds.
+        Exit status: 0 passed; 1 the run could not be made; 2 usage; 98 --verify found lost, doubled or
+        unacknowledged events, or violations; 99 a threshold broke.
+
+        OPTIONS:
+        \(ParsedOptions.help(for: specs))
+        """
+
+    static func run(_ arguments: [String], environment: [String: String]) -> Int32 {
+        let settings: LoadSettings
+        do {
+            let parsed = try ParsedOptions.parse(arguments, specs: specs, environment: environment)
+            if parsed.wantsHelp {
+                Console.out(usage)
+                return 0
+            }
+            settings = try self.settings(from: parsed)
+        } catch {
+            Console.error("grona-mock load: \(error.message)\nRun 'grona-mock load --help' for the options.")
+            return 2
+        }
+        Console.error(
+            "grona-mock load: \(settings.installs) installs at \(settings.rate) visits/s for \(settings.duration.seconds)s "
+                + "against \(settings.url) (workspace \(settings.workspace), seed \(settings.seed), run \(settings.runTag))"
+        )
+        let runner: FleetRunner
+        do {
+            runner = try FleetRunner(settings: settings)
+        } catch {
+            Console.error("grona-mock load: \(error)")
+            return 1
+        }
+        if !settings.quiet {
+            runner.onProgress { statistics, seconds, inFlight in
+                Console.error(LoadSummary.progressLine(statistics, seconds: seconds, inFlight: inFlight))
+            }
+        }
+        let result = runner.run()
+        var verification: LoadVerification?
+        if settings.verify {
+            do {
+                verification = try RunVerifier(settings: settings, result: result).verify()
+            } catch {
+                Console.error("grona-mock load: \(error)")
+                return 1
+            }
+        }
+        Console.out(LoadSummary.text(result, verification: verification))
+        if let verification, !verification.passed { return 98 }
+        return 0
+    }
+}

@@ -1,0 +1,103 @@
+import GronaMockHTTP
+import Testing
+
+@testable import GronaMockLoad
+
+/// The load client against servers that answer in each framing, close in the middle of an answer, or never
+/// answer; on every poller backend.
+@Suite struct HTTPClientTests {
+    static func client(_ port: Int, backend: PollerBackend, timeout: Duration = .seconds(5)) throws -> HTTPClient {
+        try HTTPClient(
+            HTTPClient.Configuration(
+                host: "127.0.0.1", port: port, maxConnections: 2, timeout: timeout, pollerBackend: backend))
+    }
+
+    static func get(_ client: HTTPClient, _ path: String = "/") -> ClientCompletion {
+        client.exchange(
+            ClientRequest(
+                tag: RequestTag(endpoint: .config), method: "GET", path: path, host: client.host,
+                intendedStart: MonotonicClock.now()))
+    }
+
+    static func body(_ completion: ClientCompletion) -> String? {
+        guard case .response(_, let body) = completion.outcome else { return nil }
+        return String(decoding: body, as: UTF8.self)
+    }
+
+    @Test(arguments: PollerBackend.allCases)
+    func readsBothFramingsOnOneKeptConnection(backend: PollerBackend) throws {
+        let server = try ScriptedServer([
+            .send("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfirst"),
+            .send("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nsec\r\n3\r\nond\r\n0\r\n\r\n"),
+            .send("HTTP/1.1 429 Too Many Requests\r\nRetry-After: 2\r\nContent-Length: 0\r\n\r\n"),
+        ])
+        defer { server.stop() }
+        let client = try Self.client(server.port, backend: backend)
+        #expect(Self.body(Self.get(client)) == "first")
+        #expect(Self.body(Self.get(client)) == "second")
+        let limited = Self.get(client)
+        guard case .response(let head, _) = limited.outcome else {
+            Issue.record("no answer: \(limited.outcome)")
+            return
+        }
+        #expect(head.status == 429)
+        #expect(head.retryAfterSeconds == 2)
+        #expect(client.inFlight == 0)
+    }
+
+    @Test(arguments: PollerBackend.allCases)
+    func aConnectionClosedMidBodyIsAClosedFailureAndTheNextRequestGetsAFreshOne(backend: PollerBackend) throws {
+        let server = try ScriptedServer([
+            .sendAndClose("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly part"),
+            .send("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"),
+        ])
+        defer { server.stop() }
+        let client = try Self.client(server.port, backend: backend)
+        let cut = Self.get(client)
+        guard case .failure(let failure) = cut.outcome else {
+            Issue.record("a cut answer was delivered: \(cut.outcome)")
+            return
+        }
+        #expect(failure == .closed)
+        #expect(Self.body(Self.get(client)) == "ok")
+    }
+
+    @Test(arguments: PollerBackend.allCases)
+    func aServerThatNeverAnswersTimesOut(backend: PollerBackend) throws {
+        let server = try ScriptedServer([.silence])
+        defer { server.stop() }
+        let client = try Self.client(server.port, backend: backend, timeout: .milliseconds(200))
+        let silent = Self.get(client)
+        guard case .failure(let failure) = silent.outcome else {
+            Issue.record("expected a timeout, got \(silent.outcome)")
+            return
+        }
+        #expect(failure == .timeout)
+    }
+
+    @Test func aRefusedConnectionIsAConnectFailure() throws {
+        // Bind a port, then free it: nothing listens there any more.
+        let server = try ScriptedServer([])
+        let port = server.port
+        server.stop()
+        let client = try Self.client(port, backend: .platformDefault)
+        let refused = Self.get(client)
+        guard case .failure(let failure) = refused.outcome else {
+            Issue.record("expected a connect failure, got \(refused.outcome)")
+            return
+        }
+        #expect(failure == .connect)
+    }
+
+    @Test func garbageIsMalformed() throws {
+        let server = try ScriptedServer([.sendAndClose("SMTP ready\r\n\r\n")])
+        defer { server.stop() }
+        let client = try Self.client(server.port, backend: .platformDefault)
+        let garbage = Self.get(client)
+        guard case .failure(let failure) = garbage.outcome else {
+            Issue.record("expected malformed, got \(garbage.outcome)")
+            return
+        }
+        #expect(failure == .malformed)
+    }
+}
