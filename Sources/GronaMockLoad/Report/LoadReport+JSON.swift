@@ -80,10 +80,16 @@ extension LoadReport {
         .number(JSONNumber(value))
     }
 
-    /// Rounded to three decimals; a value no Double can write (never expected) is null rather than invalid JSON.
+    /// Rounded to three decimals, and written as an integer when whole (`20`, not `20.0`); a value no Double
+    /// can write (never expected) is null rather than invalid JSON.
     static func number(_ value: Double) -> JSONValue {
-        guard let number = JSONNumber((value * 1_000).rounded() / 1_000) else { return .null }
-        return .number(number)
+        exact((value * 1_000).rounded() / 1_000)
+    }
+
+    /// `value` as it is: whole values below 2^53 as integers, others in Swift's shortest round-trip text.
+    static func exact(_ value: Double) -> JSONValue {
+        if value == value.rounded(), abs(value) < 9_007_199_254_740_992 { return .number(JSONNumber(Int64(value))) }
+        return JSONNumber(value).map(JSONValue.number) ?? .null
     }
 }
 
@@ -129,7 +135,7 @@ extension ThresholdResult {
     var json: JSONValue {
         [
             "expression": .string(threshold.expression),
-            "value": value.flatMap(JSONNumber.init).map(JSONValue.number) ?? .null,
+            "value": value.map(LoadReport.exact) ?? .null,
             "passed": .bool(passed),
         ]
     }

@@ -17,7 +17,7 @@ extension LoadReport {
         if !thresholds.isEmpty {
             lines.append("")
             lines.append("thresholds")
-            var table = TextTable()
+            var table = TextTable(leftAlignedColumns: 3)
             for result in thresholds {
                 table.append([
                     "  " + (result.passed ? "PASS" : "FAIL"), result.threshold.expression, Self.measured(result),
@@ -37,7 +37,8 @@ extension LoadReport {
         return [
             "grona-mock load \(run.version): \(run.displayURL), workspace \(run.workspace), seed \(run.seed)",
             "  \(run.installs) installs, \(ReportFormat.plain(run.rate)) visits/s\(ramp) for "
-                + "\(ReportFormat.plain(run.durationSeconds))s; batches of \(run.batchSize) events or "
+                + "\(ReportFormat.plain(run.durationSeconds))s",
+            "  batches of \(run.batchSize) events or "
                 + "\(ReportFormat.plain(run.batchAgeSeconds))s, \(run.gzip ? "gzipped" : "uncompressed"); "
                 + "at most \(run.maxInFlight) requests in flight",
             "  elapsed \(ReportFormat.fixed(elapsedSeconds, decimals: 1))s",

@@ -82,12 +82,12 @@ package struct ProgressLine: Sendable {
                 rank: 0),
         ]
         if current.visitsDropped > 0 { fields.append(Field(text: "dropped \(current.visitsDropped)", rank: 1)) }
-        fields.append(Field(text: "events \(ReportFormat.rate(eventRate))/s", rank: 4))
-        fields.append(Field(text: "in flight \(max(inFlight, 0))", rank: 3))
+        fields.append(Field(text: "events \(ReportFormat.rate(eventRate))/s", rank: 2))
+        fields.append(Field(text: "in flight \(max(inFlight, 0))", rank: 4))
         fields.append(Field(text: "errors \(http.errors)", rank: 1))
         let latency = intervalLatency ?? http.latency
         let suffix = intervalLatency == nil ? "(run)" : ""
-        for (statistic, rank) in [(LatencyStatistic.p50, 6), (.p99, 2)] {
+        for (statistic, rank) in [(LatencyStatistic.p50, 6), (.p99, 3)] {
             let value = statistic.nanoseconds(in: latency).map { ReportFormat.latency(nanoseconds: $0) } ?? "-"
             fields.append(Field(text: "\(statistic.rawValue)\(suffix) \(value)", rank: rank))
         }

@@ -57,13 +57,14 @@ enum ReportFormat {
         fixed(fraction * 100, decimals: 2) + "%"
     }
 
-    /// Whole seconds and minutes of a run: `45s`, `2m05s`, `1h02m03s`.
+    /// Whole seconds and minutes of a run, short enough for the progress line: `45s`, `2m05s`, `1h02m` (a run
+    /// of hours does not need its seconds).
     static func clock(seconds: Double) -> String {
         guard seconds.isFinite, seconds > 0 else { return "0s" }
         let total = Int(min(seconds, 1e9))
         let (hours, minutes, rest) = (total / 3_600, total / 60 % 60, total % 60)
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        if hours > 0 { return "\(hours)h\(two(minutes))m\(two(rest))s" }
+        if hours > 0 { return "\(hours)h\(two(minutes))m" }
         if minutes > 0 { return "\(minutes)m\(two(rest))s" }
         return "\(rest)s"
     }

@@ -1,8 +1,10 @@
-/// Columns of text aligned for a terminal: the first column left-aligned (names), the others right-aligned
+/// Columns of text aligned for a terminal: the first columns left-aligned (names), the others right-aligned
 /// (numbers), two spaces apart. Widths count characters, so `µs` takes one column as it does on screen.
 struct TextTable {
     /// A header, when there is one, is the first row.
     var rows: [[String]] = []
+    /// How many columns, from the first, hold names.
+    var leftAlignedColumns = 1
 
     mutating func append(_ row: [String]) {
         rows.append(row)
@@ -17,7 +19,7 @@ struct TextTable {
         }
         return all.map { row in
             row.enumerated().map { column, cell in
-                ReportFormat.pad(cell, widths[column], alignRight: column > 0)
+                ReportFormat.pad(cell, widths[column], alignRight: column >= leftAlignedColumns)
             }
             .joined(separator: "  ")
             .trimmingTrailingSpaces()

@@ -36,24 +36,26 @@ package struct Threshold: Sendable, Equatable {
         guard !valueText.contains(where: ThresholdComparison.characters.contains) else {
             throw fail(.repeatedComparison)
         }
-        guard let metric = ThresholdMetric(name: metricText) else { throw fail(.unknownMetric(String(metricText))) }
-        guard verifyEnabled || !metric.needsVerification else { throw fail(.needsVerification(metric.name)) }
+        // Messages name the metric as written: `errors.rate`, not the `http.error_rate` it stands for.
+        let name = String(metricText)
+        guard let metric = ThresholdMetric(name: metricText) else { throw fail(.unknownMetric(name)) }
+        guard verifyEnabled || !metric.needsVerification else { throw fail(.needsVerification(name)) }
         guard !valueText.isEmpty else { throw fail(.missingValue) }
 
         let (value, unitText) = try Self.number(valueText, expression: expression)
         var unit: LatencyUnit?
         switch metric.kind {
         case .latency:
-            guard !unitText.isEmpty else { throw fail(.missingUnit(metric: metric.name)) }
+            guard !unitText.isEmpty else { throw fail(.missingUnit(metric: name)) }
             guard let latencyUnit = LatencyUnit(text: unitText) else { throw fail(.unknownUnit(String(unitText))) }
             guard (value * latencyUnit.nanoseconds).isFinite else { throw fail(.tooLarge(String(valueText))) }
             unit = latencyUnit
         case .count, .perSecond, .fraction:
             guard unitText.isEmpty else {
-                throw fail(.unexpectedUnit(metric: metric.name, kind: metric.kind, text: String(unitText)))
+                throw fail(.unexpectedUnit(metric: name, kind: metric.kind, text: String(unitText)))
             }
             if metric.kind == .fraction, value > 1 {
-                throw fail(.fractionAboveOne(metric: metric.name, value: String(valueText)))
+                throw fail(.fractionAboveOne(metric: name, value: String(valueText)))
             }
         }
         self.expression = String(trimmed)

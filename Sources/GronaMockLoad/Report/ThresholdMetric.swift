@@ -78,7 +78,7 @@ package enum ThresholdMetric: Hashable, Sendable {
         let units = LatencyUnit.allCases.map(\.rawValue).joined(separator: "|")
         let requests = RequestStatistic.allCases.map(\.rawValue).joined(separator: "|")
         let run = (aliases.keys.sorted() + RunStatistic.allCases.map(\.rawValue)).joined(separator: ", ")
-        return "SCOPE.\(latency) (a latency, with a unit \(units)), SCOPE.\(requests) "
+        return "SCOPE.\(latency) (a latency, with a unit \(units)), SCOPE.\(requests), "
             + "where SCOPE is \(scopes); \(run) (verify.* with --verify)"
     }
 }
