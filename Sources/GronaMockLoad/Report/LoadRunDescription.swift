@@ -52,3 +52,12 @@ package struct LoadRunDescription: Sendable, Equatable {
         return String(url[..<schemeEnd.upperBound]) + "***" + String(rest[at...])
     }
 }
+
+extension LoadRunDescription {
+    /// Visits per second the schedule asks for `seconds` into the run: a straight line from `rampFrom` to `rate`
+    /// over `rampSeconds`, then `rate`. For the progress line's "of 20".
+    package func targetRate(atSeconds seconds: Double) -> Double {
+        guard rampSeconds > 0, seconds.isFinite, seconds < rampSeconds else { return rate }
+        return rampFrom + (rate - rampFrom) * max(seconds, 0) / rampSeconds
+    }
+}
