@@ -71,14 +71,15 @@ package struct ProgressLine: Sendable {
 
     private var fields: [Field] {
         let http = current.http
-        let visitRate = rate(current.visitsStarted - previous.visitsStarted)
-        let eventRate = rate(current.eventsAcknowledged - previous.eventsAcknowledged)
+        let visitRate = rate(current.visitsStarted, since: previous.visitsStarted)
+        let eventRate = rate(current.eventsAcknowledged, since: previous.eventsAcknowledged)
+        let target = targetRate.isFinite ? ReportFormat.plain(max(targetRate, 0)) : "-"
         var fields = [
             Field(
                 text: ReportFormat.clock(seconds: elapsedSeconds) + "/" + ReportFormat.clock(seconds: durationSeconds),
                 rank: 5),
             Field(
-                text: "visits \(ReportFormat.rate(visitRate))/s of \(ReportFormat.plain(max(targetRate, 0)))",
+                text: "visits \(ReportFormat.rate(visitRate))/s of \(target)",
                 rank: 0),
         ]
         if current.visitsDropped > 0 { fields.append(Field(text: "dropped \(current.visitsDropped)", rank: 1)) }
@@ -94,8 +95,9 @@ package struct ProgressLine: Sendable {
         return fields
     }
 
-    /// A count over the interval, per second; a count that went down (snapshots swapped) is 0.
-    private func rate(_ count: Int) -> Double {
-        ReportFormat.perSecond(max(count, 0), seconds: intervalSeconds)
+    /// The growth of a count over the interval, per second. Both counts are clamped to 0 or more before the
+    /// subtraction, so it cannot overflow; a count that went down (snapshots swapped) is no rate.
+    private func rate(_ count: Int, since earlier: Int) -> Double {
+        ReportFormat.perSecond(max(max(count, 0) - max(earlier, 0), 0), seconds: intervalSeconds)
     }
 }

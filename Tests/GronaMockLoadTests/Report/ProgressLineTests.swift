@@ -81,7 +81,7 @@ import Testing
         let line = ProgressLine(
             previous: statistics(scale: 10), current: LoadStatistics(), intervalSeconds: 0, elapsedSeconds: 0,
             durationSeconds: 0, targetRate: .nan, inFlight: -3)
-        #expect(line.rendered(for: .plain).hasPrefix("0s/0s  visits 0.0/s of nan  events 0.0/s  in flight 0"))
+        #expect(line.rendered(for: .plain).hasPrefix("0s/0s  visits 0.0/s of -  events 0.0/s  in flight 0"))
     }
 
     @Test(arguments: [
