@@ -8,7 +8,8 @@ import Darwin
 /// bound, which a buffered stdout behind a pipe would delay.
 enum Console {
     static func out(_ text: String) { write(1, text + "\n") }
-    static func error(_ text: String) { write(2, text + "\n") }
+    /// `newline: false` for a progress line that rewrites itself in place.
+    static func error(_ text: String, newline: Bool = true) { write(2, newline ? text + "\n" : text) }
 
     private static func write(_ fd: Int32, _ text: String) {
         var text = text

@@ -60,6 +60,7 @@ enum LoadCommand {
 
     static func run(_ arguments: [String], environment: [String: String]) -> Int32 {
         let settings: LoadSettings
+        let thresholds: [Threshold]
         do {
             let parsed = try ParsedOptions.parse(arguments, specs: specs, environment: environment)
             if parsed.wantsHelp {
@@ -67,14 +68,22 @@ enum LoadCommand {
                 return 0
             }
             settings = try self.settings(from: parsed)
+            thresholds = try settings.thresholds.map { expression throws(UsageError) in
+                do {
+                    return try Threshold(parsing: expression, verifyEnabled: settings.verify)
+                } catch {
+                    throw UsageError("\(error)")
+                }
+            }
         } catch {
             Console.error("grona-mock load: \(error.message)\nRun 'grona-mock load --help' for the options.")
             return 2
         }
+        let description = self.description(of: settings)
         Console.error(
-            "grona-mock load: \(settings.installs) installs at \(settings.rate) visits/s for \(settings.duration.seconds)s "
-                + "against \(settings.url) (workspace \(settings.workspace), seed \(settings.seed), run \(settings.runTag))"
-        )
+            "grona-mock load: \(settings.installs) installs at \(settings.rate) visits/s for "
+                + "\(settings.duration.seconds)s against \(description.url) (workspace \(settings.workspace), "
+                + "seed \(settings.seed), run \(settings.runTag))")
         let runner: FleetRunner
         do {
             runner = try FleetRunner(settings: settings)
@@ -82,23 +91,59 @@ enum LoadCommand {
             Console.error("grona-mock load: \(error)")
             return 1
         }
-        if !settings.quiet {
-            runner.onProgress { statistics, seconds, inFlight in
-                Console.error(LoadSummary.progressLine(statistics, seconds: seconds, inFlight: inFlight))
-            }
+        let mode = ProgressMode.current(quiet: settings.quiet, environment: environment)
+        var ticker = ProgressTicker(mode: mode, run: description)
+        runner.onProgress { progress in
+            let line = ticker.text(
+                for: progress.statistics, elapsedSeconds: progress.elapsedSeconds, inFlight: progress.inFlight,
+                intervalLatency: progress.intervalLatency)
+            if let line { Console.error(line, newline: false) }
         }
         let result = runner.run()
+        if !mode.clearLine.isEmpty { Console.error(mode.clearLine, newline: false) }
         var verification: LoadVerification?
         if settings.verify {
             do {
                 verification = try RunVerifier(settings: settings, result: result).verify()
             } catch {
-                Console.error("grona-mock load: \(error)")
+                Console.error("grona-mock load: --verify could not check the run: \(error)")
                 return 1
             }
         }
-        Console.out(LoadSummary.text(result, verification: verification))
-        if let verification, !verification.passed { return 98 }
-        return 0
+        let report = LoadReport(
+            run: description, statistics: result.statistics, elapsedSeconds: result.elapsedSeconds,
+            verification: verification, evaluating: thresholds)
+        return write(report, jsonPath: settings.jsonPath)
+    }
+
+    /// Prints the text report, and writes the JSON one where `--json` says: with `--json -` the JSON goes to
+    /// standard output alone and the text to standard error, so that a pipe gets JSON it can parse.
+    private static func write(_ report: LoadReport, jsonPath: String?) -> Int32 {
+        switch jsonPath {
+        case "-"?:
+            Console.error(report.text)
+            Console.out(report.jsonText)
+        case let path?:
+            Console.out(report.text)
+            do {
+                try FileSystem.write(Array((report.jsonText + "\n").utf8), to: path)
+            } catch {
+                Console.error("grona-mock load: cannot write the JSON report to \(path): \(error)")
+                return 1
+            }
+        case nil:
+            Console.out(report.text)
+        }
+        return report.verdict.exitStatus
+    }
+
+    /// The run as the report repeats it: no secret key and no admin token.
+    private static func description(of settings: LoadSettings) -> LoadRunDescription {
+        LoadRunDescription(
+            url: settings.url, workspace: settings.workspace, installs: settings.installs, rate: settings.rate,
+            rampFrom: settings.rampFrom, rampSeconds: settings.ramp.seconds,
+            durationSeconds: settings.duration.seconds, seed: settings.seed, batchSize: settings.batchSize,
+            batchAgeSeconds: settings.batchAge.seconds, maxInFlight: settings.maxInFlight, gzip: settings.gzip,
+            version: GronaMockVersion.current)
     }
 }

@@ -9,15 +9,19 @@ import Testing
     @Test func aCleanRunStoresEveryAcknowledgedEventOnceWithNoViolation() throws {
         let fixture = try LoadFixture()
         defer { fixture.stop() }
-        let (result, verification) = try fixture.runAndVerify(fixture.settings(tag: "clean"))
+        var settings = fixture.settings(tag: "clean")
+        settings.duration = .milliseconds(2500)
+        let (result, verification) = try fixture.runAndVerify(settings)
         let statistics = result.statistics
-        #expect(statistics.visitsScheduled == 100)
+        #expect(statistics.visitsScheduled == 250)
         #expect(statistics.visitsDropped == 0)
         #expect(statistics.eventsLogged > 0)
         #expect(statistics.eventsAcknowledged == statistics.eventsLogged)
         #expect(statistics.eventsAccepted == statistics.eventsLogged)
         #expect(statistics.configsVerified >= 1)
         #expect(statistics.grantsVerified > 0)
+        // Each install fetches the configuration in full as it launches, then polls it with If-None-Match.
+        #expect(statistics[.config].statuses[200, default: 0] == 20)
         #expect(statistics[.config].statuses[304, default: 0] > 0)
         #expect(verification.acknowledged == statistics.eventsLogged)
         #expect(verification.stored == verification.acknowledged)

@@ -26,6 +26,8 @@ final class LoadFixture {
         configuration.http.host = "127.0.0.1"
         configuration.http.port = 0
         configuration.http.eventLoops = 1
+        // A second of max-age, so that a run of a few seconds polls with If-None-Match.
+        configuration.configMaxAge = 1
         server = try GronaMockServer.start(configuration, logger: .silent)
     }
 

@@ -1,13 +1,15 @@
 import GronaMock
 
 /// The configurations the fleet has seen, verified once each against the workspace's JWKS (contract §4: every
-/// signature must verify with the key its `kid` names), and shared by the installs that hold them. A strong
-/// `ETag` names exact bytes, so a body whose `ETag` is known is not verified again.
+/// signature must verify with the key its `kid` names), and shared by the installs that hold them. A body
+/// byte-identical to one already verified verifies the same way, so it is not verified again; the `ETag` only
+/// finds the candidate, since a service under test could reuse one for other bytes.
 struct ConfigStore {
     let keys: [String: P256PublicKey]
     let workspace: String
     private(set) var configs: [FleetConfig] = []
     private(set) var etags: [String?] = []
+    private var bodies: [[UInt8]] = []
     private var byETag: [String: Int] = [:]
 
     init(keys: [String: P256PublicKey], workspace: String) {
@@ -22,7 +24,7 @@ struct ConfigStore {
 
     /// The index of the verified configuration in `body`, or why it was refused.
     mutating func accept(_ body: [UInt8], etag: String?) -> Result<Int, Rejection> {
-        if let etag, let known = byETag[etag] { return .success(known) }
+        if let etag, let known = byETag[etag], bodies[known] == body { return .success(known) }
         let payload: [UInt8]
         do {
             let (verifiedPayload, checks) = try JWSVerifier.verifyGeneral(body, keys: keys, type: .configuration)
@@ -41,6 +43,7 @@ struct ConfigStore {
         }
         configs.append(config)
         etags.append(etag)
+        bodies.append(body)
         if let etag { byETag[etag] = configs.count - 1 }
         return .success(configs.count - 1)
     }

@@ -6,10 +6,13 @@ import GronaMockJSON
 extension FleetRunner {
     var configPath: String { "/v1/mobile/workspaces/\(settings.workspace)/config" }
 
-    /// Polls the configuration with `If-None-Match` of the one the install holds.
-    func requestConfig(_ index: Int, due: UInt64) {
+    /// Fetches the configuration: at launch in full (the install runs on the copy the app bundles, the run's
+    /// first fetch, until it has its own), then polled with `If-None-Match` of the one the install holds.
+    func requestConfig(_ index: Int, due: UInt64, conditional: Bool = true) {
         var headers: [(String, String)] = []
-        if let etag = configs.etags[installs[index].configuration] { headers.append(("If-None-Match", etag)) }
+        if conditional, let etag = configs.etags[installs[index].configuration] {
+            headers.append(("If-None-Match", etag))
+        }
         installs[index].configRequestInFlight = true
         client.submit(
             ClientRequest(

@@ -51,7 +51,10 @@ package final class FleetRunner {
     var batchesOutstanding = 0
     /// The envelope being built, reused for every batch.
     var envelope: [UInt8] = []
-    var progress: ((LoadStatistics, Double, Int) -> Void)?
+    var progress: ((LoadProgress) -> Void)?
+    /// The latencies of the attempts that ended since the last progress snapshot, for the progress line's
+    /// p50/p99 of the last second (the run's histograms cannot be subtracted).
+    var intervalLatency = LatencyHistogram()
 
     /// Fetches the JWKS and the configuration, and verifies it: a run that cannot do that is not made.
     package init(settings: LoadSettings) throws(LoadRunError) {
@@ -109,7 +112,11 @@ package final class FleetRunner {
             }
             if !scheduling && (isDrained || now >= drainDeadline) { break }
             if now >= nextProgress {
-                progress?(statistics, Double(now &- monotonicStart) / 1e9, client.inFlight)
+                progress?(
+                    LoadProgress(
+                        statistics: statistics, elapsedSeconds: Double(now &- monotonicStart) / 1e9,
+                        inFlight: client.inFlight, intervalLatency: intervalLatency))
+                intervalLatency = LatencyHistogram()
                 nextProgress &+= 1_000_000_000
             }
             now = MonotonicClock.now()
@@ -128,8 +135,8 @@ package final class FleetRunner {
             seed: settings.seed)
     }
 
-    /// Called once a second with the statistics so far, the seconds since the start and the requests in flight.
-    package func onProgress(_ report: @escaping (LoadStatistics, Double, Int) -> Void) { progress = report }
+    /// Called about once a second, on the run's thread, with a snapshot of the run so far.
+    package func onProgress(_ report: @escaping (LoadProgress) -> Void) { progress = report }
 
     private var isDrained: Bool { pendingEventsTotal == 0 && batchesOutstanding == 0 && client.inFlight == 0 }
 
@@ -157,7 +164,7 @@ package final class FleetRunner {
     /// fleet's first), fetches its customer's grants, and may be one of those that go offline once.
     private func launch(_ index: Int, at intended: UInt64, now: UInt64) {
         installs[index].launched = true
-        requestConfig(index, due: intended)
+        requestConfig(index, due: intended, conditional: false)
         if settings.offlineShare > 0 && random.chance(settings.offlineShare) {
             let remaining =
                 settings.duration.nanosecondsClamped &- min(now &- monotonicStart, settings.duration.nanosecondsClamped)
@@ -203,6 +210,7 @@ package final class FleetRunner {
             statistics[endpoint].record(
                 status: completion.status, failure: failure, latencyNanoseconds: completion.latencyNanoseconds,
                 isRetry: completion.tag.isRetry)
+            intervalLatency.record(nanoseconds: completion.latencyNanoseconds)
         }
         let index = completion.tag.owner
         guard installs.indices.contains(index) else { return }
