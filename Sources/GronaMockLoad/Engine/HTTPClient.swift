@@ -41,6 +41,9 @@ package final class HTTPClient {
     let scratch: UnsafeMutableRawBufferPointer
     private var lastTimeoutScan: UInt64 = 0
 
+    /// Reads of the 64 KiB buffer one connection gets per wake-up (1 MiB).
+    static let readsPerWakeup = 16
+
     /// Requests submitted and not yet completed: queued, connecting, sending or awaiting their answer.
     package private(set) var inFlight = 0
 
