@@ -66,7 +66,7 @@ extension HTTPResponseHead {
             case "retry-after":
                 head.retryAfterSeconds = decimal(value)
             case "etag":
-                head.etag = String(decoding: value, as: UTF8.self)
+                head.etag = etag(value)
             case "cache-control":
                 head.maxAgeSeconds = maxAge(lowercased(value))
             default:
@@ -99,6 +99,14 @@ extension HTTPResponseHead {
             value = value * 10 + Int(byte - 0x30)
         }
         return value
+    }
+
+    /// An entity tag the client can send back in `If-None-Match`: visible ASCII (RFC 9110 §8.8.3's etagc
+    /// without obs-text) and at most 1 KiB. Lines end at LF here, so a bare CR in the value would otherwise
+    /// go out in the next request's head; anything else is ignored, and the next poll is unconditional.
+    private static func etag(_ value: ArraySlice<UInt8>) -> String? {
+        guard (1...1024).contains(value.count), value.allSatisfy({ (0x21...0x7E).contains($0) }) else { return nil }
+        return String(decoding: value, as: UTF8.self)
     }
 
     private static func maxAge(_ value: String) -> Int? {
