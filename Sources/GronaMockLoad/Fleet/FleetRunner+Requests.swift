@@ -34,6 +34,8 @@ extension FleetRunner {
                     let held = installs[index].configuration
                     if received != held && configs.configs[received].revision >= configs.configs[held].revision {
                         installs[index].configuration = received
+                        configs.hold(received)
+                        configs.release(held)
                         // Other campaigns under the same revision would keep the old draws.
                         installs[index].assignmentRevision = nil
                     }
