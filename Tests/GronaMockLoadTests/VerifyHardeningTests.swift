@@ -9,7 +9,8 @@ import Testing
         var acknowledged = AcknowledgedEvents(installs: 1)
         acknowledged.record(install: 0, first: 0, count: 2)
         return LoadRunResult(
-            statistics: LoadStatistics(), elapsedSeconds: 1, acknowledged: acknowledged, rejectedEventIDs: [],
+            statistics: LoadStatistics(), elapsedSeconds: 1, acknowledged: acknowledged,
+            rejectedEvents: RejectedEvents(),
             loggedPerInstall: [2], runTag: tag, seed: 1)
     }
 

@@ -156,8 +156,14 @@ extension FleetRunner {
         statistics.eventsAccepted += accepted
         statistics.eventsDuplicate += duplicates
         statistics.eventsRejected += rejected.count
+        // Only the batch's own events: an id it did not hold (of any length) is not the run's to keep.
+        let prefix = encoder.runTag + [UInt8(ascii: "-")]
         for entry in rejected {
-            if let id = entry["eventID"]?.stringValue { rejectedEventIDs.insert(id) }
+            guard let id = entry["eventID"]?.stringValue,
+                let (install, counter) = RunVerifier.parse(id, prefix: prefix),
+                install == index, counter &- batch.firstCounter < UInt32(clamping: batch.count)
+            else { continue }
+            rejectedEvents.insert(install: install, counter: counter)
         }
     }
 }

@@ -12,8 +12,8 @@ package struct LoadRunResult: Sendable {
     package var statistics: LoadStatistics
     package var elapsedSeconds: Double
     package var acknowledged: AcknowledgedEvents
-    /// Event ids the server acknowledged as rejected (kept with their reason, not stored as events).
-    package var rejectedEventIDs: Set<String>
+    /// The run's events the server acknowledged as rejected (kept with their reason, not stored as events),
+    package var rejectedEvents: RejectedEvents
     /// Events each install logged (its next counter): no stored event of the run can have a higher one.
     package var loggedPerInstall: [UInt32]
     package var runTag: String
@@ -39,7 +39,7 @@ package final class FleetRunner {
     var installs: [InstallState]
     var statistics = LoadStatistics()
     var acknowledged: AcknowledgedEvents
-    var rejectedEventIDs: Set<String> = []
+    var rejectedEvents = RejectedEvents()
     var timers = TimerQueue<Timer>()
     var configs: ConfigStore
     let retryPolicy: RetryPolicy
@@ -130,7 +130,7 @@ package final class FleetRunner {
         statistics.eventsUnsent = pendingEventsTotal + installs.reduce(0) { $0 + ($1.batch?.count ?? 0) }
         return LoadRunResult(
             statistics: statistics, elapsedSeconds: Double(MonotonicClock.now() &- monotonicStart) / 1e9,
-            acknowledged: acknowledged, rejectedEventIDs: rejectedEventIDs,
+            acknowledged: acknowledged, rejectedEvents: rejectedEvents,
             loggedPerInstall: installs.map(\.nextCounter), runTag: settings.runTag,
             seed: settings.seed)
     }

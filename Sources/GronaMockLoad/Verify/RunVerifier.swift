@@ -60,8 +60,8 @@ package struct RunVerifier {
         result.acknowledged.forEachEvent { install, counter in
             guard !seen.contains(install: install, counter: counter) else { return true }
             // A rejected event was acknowledged with its reason and is kept apart (`/_mock/events/rejected`).
+            guard !result.rejectedEvents.contains(install: install, counter: counter) else { return true }
             let id = "\(result.runTag)-\(install)-\(counter)"
-            guard !result.rejectedEventIDs.contains(id) else { return true }
             verification.lost += 1
             if verification.sampleLost.count < 10 { verification.sampleLost.append(id) }
             return true
