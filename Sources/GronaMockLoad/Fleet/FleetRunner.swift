@@ -12,7 +12,7 @@ package struct LoadRunResult: Sendable {
     package var statistics: LoadStatistics
     package var elapsedSeconds: Double
     package var acknowledged: AcknowledgedEvents
-    /// The run's events the server acknowledged as rejected (kept with their reason, not stored as events),
+    /// The run's events the server acknowledged as rejected (kept with their reason, not stored as events).
     package var rejectedEvents: RejectedEvents
     /// Events each install logged (its next counter): no stored event of the run can have a higher one.
     package var loggedPerInstall: [UInt32]
