@@ -127,7 +127,7 @@ extension FleetRunner {
             finishBatch(index, now: now)
             return
         }
-        let delay = retryPolicy.delay(beforeRetry: retriesDone + 1, retryAfterSeconds: retryAfter, using: &random)
+        let delay = retryPolicy.delay(beforeRetry: retriesDone + 1, retryAfterSeconds: retryAfter, using: &jitter)
         batch.dueAt = now &+ delay
         installs[index].batch = batch
         timers.schedule(.retry(index), at: batch.dueAt)

@@ -35,7 +35,9 @@ package final class FleetRunner {
     let settings: LoadSettings
     let client: HTTPClient
     let encoder: EventEncoder
-    var random: SplitMix64
+    /// The retries' jitter, apart from the visits: how many retries a run makes depends on the service, and
+    /// must not change which visits the seed gives.
+    var jitter: SplitMix64
     var installs: [InstallState]
     var statistics = LoadStatistics()
     var acknowledged: AcknowledgedEvents
@@ -68,7 +70,8 @@ package final class FleetRunner {
             throw LoadRunError("cannot start the client: \(error)")
         }
         encoder = EventEncoder(runTag: settings.runTag)
-        random = SplitMix64(seed: settings.seed)
+        var random = SplitMix64(seed: settings.seed)
+        jitter = SplitMix64(seed: Self.derivedSeed(settings.seed, stream: 1, index: 0))
         acknowledged = AcknowledgedEvents(installs: settings.installs)
         retryPolicy = RetryPolicy(maxRetries: settings.maxRetries, base: settings.retryBase)
         simulator = VisitSimulator(
@@ -101,7 +104,7 @@ package final class FleetRunner {
                     statistics.visitsDropped += 1
                 } else {
                     statistics.visitsStarted += 1
-                    visit(random.below(settings.installs), at: intended, now: now)
+                    visit(number: visits.issued, at: intended, now: now)
                 }
             }
             while let timer = timers.popDue(now: now) { fire(timer.payload, deadline: timer.deadline, now: now) }
@@ -138,12 +141,25 @@ package final class FleetRunner {
     /// Called about once a second, on the run's thread, with a snapshot of the run so far.
     package func onProgress(_ report: @escaping (LoadProgress) -> Void) { progress = report }
 
+    /// A seed for one stream of the run (1 the jitter, 2 the visits) and one index in it, mixed so that
+    /// neighbouring indices do not give overlapping SplitMix64 sequences.
+    static func derivedSeed(_ seed: UInt64, stream: UInt64, index: Int) -> UInt64 {
+        var mixer = SplitMix64(seed: seed ^ (stream &* 0xD1B5_4A32_D192_ED03))
+        mixer = SplitMix64(seed: mixer.next() ^ UInt64(truncatingIfNeeded: index))
+        return mixer.next()
+    }
+
     private var isDrained: Bool { pendingEventsTotal == 0 && batchesOutstanding == 0 && client.inFlight == 0 }
 
     // MARK: - Visits
 
-    private func visit(_ index: Int, at intended: UInt64, now: UInt64) {
-        if !installs[index].launched { launch(index, at: intended, now: now) }
+    /// Visit `number` of the schedule, with a generator of its own drawn from the seed and its number: which
+    /// install it is and what its shopper does do not depend on what earlier visits drew (a grant that arrived
+    /// in time, a visit dropped at the cap).
+    private func visit(number: Int, at intended: UInt64, now: UInt64) {
+        var random = SplitMix64(seed: Self.derivedSeed(settings.seed, stream: 2, index: number))
+        let index = random.below(settings.installs)
+        if !installs[index].launched { launch(index, at: intended, now: now, random: &random) }
         refreshGrantsIfDue(index, at: intended, now: now)
         let timestamp = wallStart &+ Int64((intended &- monotonicStart) / 1_000_000)
         let config = configs.configs[installs[index].configuration]
@@ -162,7 +178,7 @@ package final class FleetRunner {
 
     /// An install's first visit is its app launch: it polls the configuration (it holds the bundled copy, the
     /// fleet's first), fetches its customer's grants, and may be one of those that go offline once.
-    private func launch(_ index: Int, at intended: UInt64, now: UInt64) {
+    private func launch(_ index: Int, at intended: UInt64, now: UInt64, random: inout SplitMix64) {
         installs[index].launched = true
         requestConfig(index, due: intended, conditional: false)
         if settings.offlineShare > 0 && random.chance(settings.offlineShare) {
