@@ -35,12 +35,12 @@ final class HostileService: @unchecked Sendable {
         + "\"placement\":\"home_top\",\"priority\":1,\"assignment\":{\"unit\":\"install\",\"salt\":\"s\"},"
         + "\"variants\":[{\"id\":\"v1\",\"weight\":10000,\"component\":{\"type\":\"banner\"}}]}]}"
 
-    init(_ handler: @escaping @Sendable (Request) -> [UInt8]?) throws {
+    init(payload: String = HostileService.payload, _ handler: @escaping @Sendable (Request) -> [UInt8]?) throws {
         self.handler = handler
         let key = try P256SigningKey.generate()
         jwks = Array(JWK.set([JWK(kid: "h1", publicKey: key.publicKey)]).utf8)
         config = try JWSSigner.general(
-            payload: Array(Self.payload.utf8), type: .configuration, signers: [NamedSigningKey(kid: "h1", key: key)])
+            payload: Array(payload.utf8), type: .configuration, signers: [NamedSigningKey(kid: "h1", key: key)])
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else

@@ -26,7 +26,7 @@ extension FleetRunner {
 
     /// Moves the oldest pending events (at most a batch) into a batch with its envelope, gzipped, and sends it.
     private func takeBatch(_ index: Int, due: UInt64, now: UInt64) {
-        let count = min(settings.batchSize, installs[index].pendingCount)
+        let count = batchCount(index)
         let body: [UInt8] = withEnvelope(index, count: count) { bytes in
             settings.gzip ? Gzip.compress(bytes, level: 1) : bytes
         }
@@ -36,6 +36,25 @@ extension FleetRunner {
         pendingEventsTotal -= count
         consumePending(index, count: count, now: now)
         submitBatch(index)
+    }
+
+    /// Contract §7: at most 512 KiB of JSON per request (after gunzip), less room for the envelope.
+    static let maximumBatchEventBytes = 512 * 1024 - 1024
+
+    /// The oldest pending events that fit in one batch: at most `--batch-size`, and as many as stay within
+    /// the contract's bytes (at least one, which the server may refuse on its own). Events made large by the
+    /// configuration (long ids, many product lines) would otherwise fill a batch the server refuses whole.
+    private func batchCount(_ index: Int) -> Int {
+        let install = installs[index]
+        var low = 1
+        var high = min(settings.batchSize, install.pendingCount)
+        // The largest count whose events (`,{…}` each, the first comma dropped) fit: pendingEnds grows.
+        while low < high {
+            let middle = (low + high + 1) / 2
+            let bytes = install.pendingEnds[install.pendingHead + middle - 1] - install.pendingStart - 1
+            if bytes <= Self.maximumBatchEventBytes { low = middle } else { high = middle - 1 }
+        }
+        return low
     }
 
     /// Builds `{"workspaceKey":…,"installID":…,"sdk":…,"app":…,"sentAt":…,"events":[…]}` in the reused buffer.
