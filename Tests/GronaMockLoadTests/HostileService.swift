@@ -35,9 +35,13 @@ final class HostileService: @unchecked Sendable {
         + "\"placement\":\"home_top\",\"priority\":1,\"assignment\":{\"unit\":\"install\",\"salt\":\"s\"},"
         + "\"variants\":[{\"id\":\"v1\",\"weight\":10000,\"component\":{\"type\":\"banner\"}}]}]}"
 
-    init(payload: String = HostileService.payload, _ handler: @escaping @Sendable (Request) -> [UInt8]?) throws {
+    /// `key` signs the configuration (as kid `h1`); a test that signs grants too passes its own.
+    init(
+        payload: String = HostileService.payload, key: P256SigningKey? = nil,
+        _ handler: @escaping @Sendable (Request) -> [UInt8]?
+    ) throws {
         self.handler = handler
-        let key = try P256SigningKey.generate()
+        let key = try key ?? P256SigningKey.generate()
         jwks = Array(JWK.set([JWK(kid: "h1", publicKey: key.publicKey)]).utf8)
         config = try JWSSigner.general(
             payload: Array(payload.utf8), type: .configuration, signers: [NamedSigningKey(kid: "h1", key: key)])

@@ -113,13 +113,19 @@ struct ConfigStore {
 
 /// Verifies the grants of one answer of `POST /v1/mobile/grants` as the SDK must before rendering an offer
 /// (contract §6): signature and `kid`, `typ`, audience, times with 60 s of leeway, and the subject.
+///
+/// At most `maximumTokens` of an answer are verified and held: each is an ECDSA verification on the run's one
+/// thread, and an install keeps what it holds for the run, so an answer of thousands (a service under test
+/// can send what it likes) would stall the schedule and grow every install. The rest count as rejected.
 enum GrantCheck {
+    static let maximumTokens = 32
+
     static func verify(
         _ tokens: [String], customer: String, workspace: String, keys: [String: P256PublicKey], now: Int64
     ) -> (held: [HeldGrant], rejected: Int) {
         var held: [HeldGrant] = []
-        var rejected = 0
-        for token in tokens {
+        var rejected = max(0, tokens.count - maximumTokens)
+        for token in tokens.prefix(maximumTokens) {
             guard let claims = try? GrantVerifier.verify(token, keys: keys, audience: workspace, now: now),
                 claims.subject == customer
             else {
