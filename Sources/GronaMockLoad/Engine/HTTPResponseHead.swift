@@ -6,8 +6,11 @@ package struct HTTPResponseHead: Sendable, Equatable {
     package var keepAlive = true
     package var contentLength: Int?
     package var chunked = false
-    /// `Retry-After` in seconds (RFC 9110 §10.2.3); an HTTP-date is not understood and is ignored.
+    /// `Retry-After` in seconds (RFC 9110 §10.2.3), when it is delay-seconds.
     package var retryAfterSeconds: Int?
+    /// `Retry-After` as Unix seconds, when it is an HTTP-date in the IMF-fixdate form senders must use
+    /// (RFC 9110 §5.6.7); the obsolete forms are ignored.
+    package var retryAfterDate: Int64?
     package var etag: String?
     /// `max-age` of `Cache-Control` (RFC 9111 §5.2.2.1).
     package var maxAgeSeconds: Int?
@@ -65,6 +68,7 @@ extension HTTPResponseHead {
                 if isHTTP10 && tokens.contains("keep-alive") { head.keepAlive = true }
             case "retry-after":
                 head.retryAfterSeconds = decimal(value)
+                head.retryAfterDate = head.retryAfterSeconds == nil ? IMFFixdate.seconds(value) : nil
             case "etag":
                 head.etag = etag(value)
             case "cache-control":

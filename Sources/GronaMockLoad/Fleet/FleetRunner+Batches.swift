@@ -126,7 +126,7 @@ extension FleetRunner {
             acknowledge(index, batch, body: body)
             finishBatch(index, now: completion.finishedAt)
         case .response(let head, _) where Self.isRetryable(head.status):
-            retryOrAbandon(index, retryAfter: head.retryAfterSeconds, now: completion.finishedAt)
+            retryOrAbandon(index, retryAfter: Self.retryAfterSeconds(head), now: completion.finishedAt)
         case .response:
             // A 4xx other than 408 and 429 will not get better by sending the same batch again.
             statistics.eventsAbandoned += batch.count
@@ -134,6 +134,15 @@ extension FleetRunner {
         case .failure:
             retryOrAbandon(index, retryAfter: nil, now: completion.finishedAt)
         }
+    }
+
+    /// `Retry-After` as seconds from now: delay-seconds as given, an HTTP-date against the wall clock (a date
+    /// in the past is no wait; one far ahead is capped by `RetryPolicy`).
+    static func retryAfterSeconds(_ head: HTTPResponseHead) -> Int? {
+        if let seconds = head.retryAfterSeconds { return seconds }
+        guard let date = head.retryAfterDate else { return nil }
+        let (wait, overflow) = date.subtractingReportingOverflow(WallClock.milliseconds() / 1000)
+        return overflow ? nil : Int(clamping: max(0, wait))
     }
 
     static func isRetryable(_ status: Int) -> Bool { status == 408 || status == 429 || status >= 500 }
