@@ -61,6 +61,7 @@ package final class FleetRunner {
     /// Fetches the JWKS and the configuration, and verifies it: a run that cannot do that is not made.
     package init(settings: LoadSettings) throws(LoadRunError) {
         self.settings = settings
+        try DescriptorBudget.ensure(connections: settings.maxInFlight)
         do {
             client = try HTTPClient(
                 HTTPClient.Configuration(
