@@ -51,7 +51,8 @@ extension HTTPClient {
                 return
             }
             if connection.parser.isComplete {
-                perform(connection.state.responseComplete(keepAlive: connection.parser.head.keepAlive), on: connection)
+                let keepAlive = connection.parser.head.keepAlive && !connection.unaskedBytes
+                perform(connection.state.responseComplete(keepAlive: keepAlive), on: connection)
                 return
             }
             if count < scratch.count { return }
