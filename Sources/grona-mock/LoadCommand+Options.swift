@@ -56,7 +56,7 @@ extension LoadCommand {
         settings.identified = try LoadSettings.share(parsed.value("identified") ?? "0.5", option: "identified")
         if let key = parsed.value("secret-key") {
             guard !key.isEmpty else { throw UsageError("--secret-key must not be empty") }
-            settings.secretKey = key
+            settings.secretKey = try LoadSettings.credential(key, option: "secret-key")
         }
         if let offline = parsed.value("offline") {
             (settings.offlineShare, settings.offlineDuration) = try LoadSettings.offline(offline)
@@ -65,7 +65,7 @@ extension LoadCommand {
         settings.verify = parsed.flag("verify")
         if let token = parsed.value("admin-token") {
             guard !token.isEmpty else { throw UsageError("--admin-token must not be empty") }
-            settings.adminToken = token
+            settings.adminToken = try LoadSettings.credential(token, option: "admin-token")
         }
         settings.jsonPath = parsed.value("json")
         settings.thresholds = parsed.allValues("threshold")

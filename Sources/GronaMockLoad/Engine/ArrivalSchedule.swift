@@ -34,10 +34,17 @@ package struct ArrivalSchedule: Sendable, Equatable {
     /// Every visit the run schedules.
     package var totalVisits: Int { visitsDue(by: durationSeconds) }
 
-    /// Seconds after the start at which visit `n` (1, 2, ...) is due; nil beyond the run.
+    /// Seconds after the start at which visit `n` (1, 2, ...) is due; nil beyond the run. Always within the
+    /// run: `visitsDue`'s tolerance can count a visit whose exact time lies a hair past the end, and at a
+    /// tiny rate (`--rate 1e-300`) that hair is 10^290 s, which no clock can hold.
     package func dueTime(ofVisit n: Int) -> Double? {
         guard n >= 1, n <= totalVisits else { return nil }
-        let target = Double(n)
+        let seconds = exactDueTime(of: Double(n))
+        guard seconds.isFinite else { return durationSeconds }
+        return min(max(seconds, 0), durationSeconds)
+    }
+
+    private func exactDueTime(of target: Double) -> Double {
         if target <= rampVisits && rampSeconds > 0 {
             // rampFrom·t + a·t² = n with a = (rate - rampFrom) / (2·ramp).
             let a = (rate - rampFrom) / (2 * rampSeconds)
@@ -45,7 +52,6 @@ package struct ArrivalSchedule: Sendable, Equatable {
             let discriminant = max(0, rampFrom * rampFrom + 4 * a * target)
             return (-rampFrom + discriminant.squareRoot()) / (2 * a)
         }
-        guard rate > 0 else { return nil }
         return rampSeconds + (target - rampVisits) / rate
     }
 }
@@ -79,6 +85,10 @@ package struct VisitClock: Sendable {
 
     private static func time(of visit: Int, _ schedule: ArrivalSchedule, _ start: UInt64) -> UInt64? {
         guard let seconds = schedule.dueTime(ofVisit: visit) else { return nil }
-        return start &+ UInt64((seconds * 1e9).rounded())
+        // A schedule built outside the options (a duration of 10^11 s) must not trap the conversion.
+        let nanoseconds = (seconds * 1e9).rounded()
+        guard nanoseconds < 1.8e19 else { return .max }
+        let (due, overflow) = start.addingReportingOverflow(UInt64(nanoseconds))
+        return overflow ? .max : due
     }
 }

@@ -14,6 +14,9 @@ final class ClientConnection {
     var interest: Poller.Interest = []
     /// The unparsed tail of earlier reads (a head or chunk line split across reads).
     private var carry: [UInt8] = []
+    /// Bytes came after the whole answer (this client never pipelines, so nobody asked for them): the answer
+    /// stands, but the connection is not trusted with another request.
+    private(set) var unaskedBytes = false
 
     init(slot: Int) { self.slot = slot }
 
@@ -22,6 +25,7 @@ final class ClientConnection {
         state = ClientConnectionState()
         parser.reset()
         carry.removeAll(keepingCapacity: true)
+        unaskedBytes = false
         request = nil
         interest = []
         deadline = .max
@@ -41,12 +45,15 @@ final class ClientConnection {
     }
 
     /// Parses `bytes` after what was carried; keeps what could not be parsed yet. Bytes beyond the end of the
-    /// answer are an error: this client never pipelines, so the server sent something unasked.
+    /// answer (a stray CRLF after a body) are dropped and noted in `unaskedBytes`.
     func feed(_ bytes: UnsafeRawBufferPointer) throws(HTTPResponseParseError) {
         if carry.isEmpty {
             let used = try parser.parse(bytes)
             if used < bytes.count {
-                guard !parser.isComplete else { throw .malformed("bytes after the answer") }
+                guard !parser.isComplete else {
+                    unaskedBytes = true
+                    return
+                }
                 carry.append(contentsOf: bytes[used...])
             }
             return
@@ -57,7 +64,10 @@ final class ClientConnection {
         }
         let used = try parsed.get()
         carry.removeFirst(used)
-        if !carry.isEmpty && parser.isComplete { throw .malformed("bytes after the answer") }
+        if !carry.isEmpty && parser.isComplete {
+            unaskedBytes = true
+            carry.removeAll(keepingCapacity: true)
+        }
     }
 }
 

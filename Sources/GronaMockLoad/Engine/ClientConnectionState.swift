@@ -98,10 +98,11 @@ package struct ClientConnectionState: Sendable, Equatable {
         return .fail(.malformed)
     }
 
-    /// The request's deadline passed.
+    /// The request's deadline passed: before the connect completed, the service could not be connected to.
     package mutating func timedOut() -> Action {
         guard carriesRequest else { return .none }
+        let previous = state
         state = .closed
-        return .fail(.timeout)
+        return .fail(previous == .connecting ? .connect : .timeout)
     }
 }

@@ -18,9 +18,14 @@ extension HTTPClient {
         }
     }
 
+    /// Reads what the socket holds, at most `readsPerWakeup` buffers: a server that sends faster than it is read
+    /// must not keep the loop here while visits fall due and deadlines pass (the poller is level-triggered,
+    /// so the rest is read on the next turn).
     func readable(_ connection: ClientConnection) {
         guard connection.state.state != .connecting else { return }
-        while connection.fd >= 0 {
+        var reads = 0
+        while connection.fd >= 0 && reads < Self.readsPerWakeup {
+            reads += 1
             let count: Int?
             do {
                 count = try Socket.receive(connection.fd, into: scratch)
@@ -46,7 +51,8 @@ extension HTTPClient {
                 return
             }
             if connection.parser.isComplete {
-                perform(connection.state.responseComplete(keepAlive: connection.parser.head.keepAlive), on: connection)
+                let keepAlive = connection.parser.head.keepAlive && !connection.unaskedBytes
+                perform(connection.state.responseComplete(keepAlive: keepAlive), on: connection)
                 return
             }
             if count < scratch.count { return }

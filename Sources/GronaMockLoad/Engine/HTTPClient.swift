@@ -41,13 +41,18 @@ package final class HTTPClient {
     let scratch: UnsafeMutableRawBufferPointer
     private var lastTimeoutScan: UInt64 = 0
 
+    /// Reads of the 64 KiB buffer one connection gets per wake-up (1 MiB).
+    static let readsPerWakeup = 16
+
     /// Requests submitted and not yet completed: queued, connecting, sending or awaiting their answer.
     package private(set) var inFlight = 0
 
     package init(_ configuration: Configuration) throws(SystemError) {
         self.configuration = configuration
         poller = try Poller(configuration.pollerBackend, capacity: min(configuration.maxConnections + 1, 4096))
-        hostHeader = "\(configuration.host):\(configuration.port)"
+        // An IPv6 address is bracketed in Host (RFC 9112 §3.2 with RFC 3986 §3.2.2).
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        hostHeader = "\(host):\(configuration.port)"
         scratch = .allocate(byteCount: 64 * 1024, alignment: 16)
     }
 

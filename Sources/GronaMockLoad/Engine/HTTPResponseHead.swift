@@ -6,8 +6,11 @@ package struct HTTPResponseHead: Sendable, Equatable {
     package var keepAlive = true
     package var contentLength: Int?
     package var chunked = false
-    /// `Retry-After` in seconds (RFC 9110 §10.2.3); an HTTP-date is not understood and is ignored.
+    /// `Retry-After` in seconds (RFC 9110 §10.2.3), when it is delay-seconds.
     package var retryAfterSeconds: Int?
+    /// `Retry-After` as Unix seconds, when it is an HTTP-date in the IMF-fixdate form senders must use
+    /// (RFC 9110 §5.6.7); the obsolete forms are ignored.
+    package var retryAfterDate: Int64?
     package var etag: String?
     /// `max-age` of `Cache-Control` (RFC 9111 §5.2.2.1).
     package var maxAgeSeconds: Int?
@@ -65,8 +68,9 @@ extension HTTPResponseHead {
                 if isHTTP10 && tokens.contains("keep-alive") { head.keepAlive = true }
             case "retry-after":
                 head.retryAfterSeconds = decimal(value)
+                head.retryAfterDate = head.retryAfterSeconds == nil ? IMFFixdate.seconds(value) : nil
             case "etag":
-                head.etag = String(decoding: value, as: UTF8.self)
+                head.etag = etag(value)
             case "cache-control":
                 head.maxAgeSeconds = maxAge(lowercased(value))
             default:
@@ -99,6 +103,14 @@ extension HTTPResponseHead {
             value = value * 10 + Int(byte - 0x30)
         }
         return value
+    }
+
+    /// An entity tag the client can send back in `If-None-Match`: visible ASCII (RFC 9110 §8.8.3's etagc
+    /// without obs-text) and at most 1 KiB. Lines end at LF here, so a bare CR in the value would otherwise
+    /// go out in the next request's head; anything else is ignored, and the next poll is unconditional.
+    private static func etag(_ value: ArraySlice<UInt8>) -> String? {
+        guard (1...1024).contains(value.count), value.allSatisfy({ (0x21...0x7E).contains($0) }) else { return nil }
+        return String(decoding: value, as: UTF8.self)
     }
 
     private static func maxAge(_ value: String) -> Int? {

@@ -17,9 +17,14 @@ package struct FleetConfig: Sendable {
     }
 
     package init(payload: [UInt8]) throws(Unusable) {
-        guard let root = try? JSONParser().parse(payload).objectValue else {
+        guard let root = try? JSONParser().parse(payload) else {
             throw Unusable(description: "the payload is not a JSON object")
         }
+        try self.init(root: root)
+    }
+
+    init(root: JSONValue) throws(Unusable) {
+        guard root.objectValue != nil else { throw Unusable(description: "the payload is not a JSON object") }
         guard let revision = root["revision"]?.int64Value else {
             throw Unusable(description: "the payload has no revision")
         }

@@ -26,7 +26,7 @@ extension FleetRunner {
 
     /// Moves the oldest pending events (at most a batch) into a batch with its envelope, gzipped, and sends it.
     private func takeBatch(_ index: Int, due: UInt64, now: UInt64) {
-        let count = min(settings.batchSize, installs[index].pendingCount)
+        let count = batchCount(index)
         let body: [UInt8] = withEnvelope(index, count: count) { bytes in
             settings.gzip ? Gzip.compress(bytes, level: 1) : bytes
         }
@@ -36,6 +36,25 @@ extension FleetRunner {
         pendingEventsTotal -= count
         consumePending(index, count: count, now: now)
         submitBatch(index)
+    }
+
+    /// Contract §7: at most 512 KiB of JSON per request (after gunzip), less room for the envelope.
+    static let maximumBatchEventBytes = 512 * 1024 - 1024
+
+    /// The oldest pending events that fit in one batch: at most `--batch-size`, and as many as stay within
+    /// the contract's bytes (at least one, which the server may refuse on its own). Events made large by the
+    /// configuration (long ids, many product lines) would otherwise fill a batch the server refuses whole.
+    private func batchCount(_ index: Int) -> Int {
+        let install = installs[index]
+        var low = 1
+        var high = min(settings.batchSize, install.pendingCount)
+        // The largest count whose events (`,{…}` each, the first comma dropped) fit: pendingEnds grows.
+        while low < high {
+            let middle = (low + high + 1) / 2
+            let bytes = install.pendingEnds[install.pendingHead + middle - 1] - install.pendingStart - 1
+            if bytes <= Self.maximumBatchEventBytes { low = middle } else { high = middle - 1 }
+        }
+        return low
     }
 
     /// Builds `{"workspaceKey":…,"installID":…,"sdk":…,"app":…,"sentAt":…,"events":[…]}` in the reused buffer.
@@ -107,7 +126,7 @@ extension FleetRunner {
             acknowledge(index, batch, body: body)
             finishBatch(index, now: completion.finishedAt)
         case .response(let head, _) where Self.isRetryable(head.status):
-            retryOrAbandon(index, retryAfter: head.retryAfterSeconds, now: completion.finishedAt)
+            retryOrAbandon(index, retryAfter: Self.retryAfterSeconds(head), now: completion.finishedAt)
         case .response:
             // A 4xx other than 408 and 429 will not get better by sending the same batch again.
             statistics.eventsAbandoned += batch.count
@@ -115,6 +134,15 @@ extension FleetRunner {
         case .failure:
             retryOrAbandon(index, retryAfter: nil, now: completion.finishedAt)
         }
+    }
+
+    /// `Retry-After` as seconds from now: delay-seconds as given, an HTTP-date against the wall clock (a date
+    /// in the past is no wait; one far ahead is capped by `RetryPolicy`).
+    static func retryAfterSeconds(_ head: HTTPResponseHead) -> Int? {
+        if let seconds = head.retryAfterSeconds { return seconds }
+        guard let date = head.retryAfterDate else { return nil }
+        let (wait, overflow) = date.subtractingReportingOverflow(WallClock.milliseconds() / 1000)
+        return overflow ? nil : Int(clamping: max(0, wait))
     }
 
     static func isRetryable(_ status: Int) -> Bool { status == 408 || status == 429 || status >= 500 }
@@ -127,7 +155,7 @@ extension FleetRunner {
             finishBatch(index, now: now)
             return
         }
-        let delay = retryPolicy.delay(beforeRetry: retriesDone + 1, retryAfterSeconds: retryAfter, using: &random)
+        let delay = retryPolicy.delay(beforeRetry: retriesDone + 1, retryAfterSeconds: retryAfter, using: &jitter)
         batch.dueAt = now &+ delay
         installs[index].batch = batch
         timers.schedule(.retry(index), at: batch.dueAt)
@@ -156,8 +184,14 @@ extension FleetRunner {
         statistics.eventsAccepted += accepted
         statistics.eventsDuplicate += duplicates
         statistics.eventsRejected += rejected.count
+        // Only the batch's own events: an id it did not hold (of any length) is not the run's to keep.
+        let prefix = encoder.runTag + [UInt8(ascii: "-")]
         for entry in rejected {
-            if let id = entry["eventID"]?.stringValue { rejectedEventIDs.insert(id) }
+            guard let id = entry["eventID"]?.stringValue,
+                let (install, counter) = RunVerifier.parse(id, prefix: prefix),
+                install == index, counter &- batch.firstCounter < UInt32(clamping: batch.count)
+            else { continue }
+            rejectedEvents.insert(install: install, counter: counter)
         }
     }
 }

@@ -32,8 +32,12 @@ extension FleetRunner {
                 case .success(let received):
                     statistics.configsVerified += 1
                     let held = installs[index].configuration
-                    if configs.configs[received].revision >= configs.configs[held].revision {
+                    if received != held && configs.configs[received].revision >= configs.configs[held].revision {
                         installs[index].configuration = received
+                        configs.hold(received)
+                        configs.release(held)
+                        // Other campaigns under the same revision would keep the old draws.
+                        installs[index].assignmentRevision = nil
                     }
                 case .failure:
                     statistics.configsRejected += 1

@@ -12,8 +12,8 @@ package struct LoadRunResult: Sendable {
     package var statistics: LoadStatistics
     package var elapsedSeconds: Double
     package var acknowledged: AcknowledgedEvents
-    /// Event ids the server acknowledged as rejected (kept with their reason, not stored as events).
-    package var rejectedEventIDs: Set<String>
+    /// The run's events the server acknowledged as rejected (kept with their reason, not stored as events).
+    package var rejectedEvents: RejectedEvents
     /// Events each install logged (its next counter): no stored event of the run can have a higher one.
     package var loggedPerInstall: [UInt32]
     package var runTag: String
@@ -35,11 +35,13 @@ package final class FleetRunner {
     let settings: LoadSettings
     let client: HTTPClient
     let encoder: EventEncoder
-    var random: SplitMix64
+    /// The retries' jitter, apart from the visits: how many retries a run makes depends on the service, and
+    /// must not change which visits the seed gives.
+    var jitter: SplitMix64
     var installs: [InstallState]
     var statistics = LoadStatistics()
     var acknowledged: AcknowledgedEvents
-    var rejectedEventIDs: Set<String> = []
+    var rejectedEvents = RejectedEvents()
     var timers = TimerQueue<Timer>()
     var configs: ConfigStore
     let retryPolicy: RetryPolicy
@@ -59,6 +61,7 @@ package final class FleetRunner {
     /// Fetches the JWKS and the configuration, and verifies it: a run that cannot do that is not made.
     package init(settings: LoadSettings) throws(LoadRunError) {
         self.settings = settings
+        try DescriptorBudget.ensure(connections: settings.maxInFlight)
         do {
             client = try HTTPClient(
                 HTTPClient.Configuration(
@@ -68,7 +71,8 @@ package final class FleetRunner {
             throw LoadRunError("cannot start the client: \(error)")
         }
         encoder = EventEncoder(runTag: settings.runTag)
-        random = SplitMix64(seed: settings.seed)
+        var random = SplitMix64(seed: settings.seed)
+        jitter = SplitMix64(seed: Self.derivedSeed(settings.seed, stream: 1, index: 0))
         acknowledged = AcknowledgedEvents(installs: settings.installs)
         retryPolicy = RetryPolicy(maxRetries: settings.maxRetries, base: settings.retryBase)
         simulator = VisitSimulator(
@@ -101,7 +105,7 @@ package final class FleetRunner {
                     statistics.visitsDropped += 1
                 } else {
                     statistics.visitsStarted += 1
-                    visit(random.below(settings.installs), at: intended, now: now)
+                    visit(number: visits.issued, at: intended, now: now)
                 }
             }
             while let timer = timers.popDue(now: now) { fire(timer.payload, deadline: timer.deadline, now: now) }
@@ -130,7 +134,7 @@ package final class FleetRunner {
         statistics.eventsUnsent = pendingEventsTotal + installs.reduce(0) { $0 + ($1.batch?.count ?? 0) }
         return LoadRunResult(
             statistics: statistics, elapsedSeconds: Double(MonotonicClock.now() &- monotonicStart) / 1e9,
-            acknowledged: acknowledged, rejectedEventIDs: rejectedEventIDs,
+            acknowledged: acknowledged, rejectedEvents: rejectedEvents,
             loggedPerInstall: installs.map(\.nextCounter), runTag: settings.runTag,
             seed: settings.seed)
     }
@@ -138,12 +142,25 @@ package final class FleetRunner {
     /// Called about once a second, on the run's thread, with a snapshot of the run so far.
     package func onProgress(_ report: @escaping (LoadProgress) -> Void) { progress = report }
 
+    /// A seed for one stream of the run (1 the jitter, 2 the visits) and one index in it, mixed so that
+    /// neighbouring indices do not give overlapping SplitMix64 sequences.
+    static func derivedSeed(_ seed: UInt64, stream: UInt64, index: Int) -> UInt64 {
+        var mixer = SplitMix64(seed: seed ^ (stream &* 0xD1B5_4A32_D192_ED03))
+        mixer = SplitMix64(seed: mixer.next() ^ UInt64(truncatingIfNeeded: index))
+        return mixer.next()
+    }
+
     private var isDrained: Bool { pendingEventsTotal == 0 && batchesOutstanding == 0 && client.inFlight == 0 }
 
     // MARK: - Visits
 
-    private func visit(_ index: Int, at intended: UInt64, now: UInt64) {
-        if !installs[index].launched { launch(index, at: intended, now: now) }
+    /// Visit `number` of the schedule, with a generator of its own drawn from the seed and its number: which
+    /// install it is and what its shopper does do not depend on what earlier visits drew (a grant that arrived
+    /// in time, a visit dropped at the cap).
+    private func visit(number: Int, at intended: UInt64, now: UInt64) {
+        var random = SplitMix64(seed: Self.derivedSeed(settings.seed, stream: 2, index: number))
+        let index = random.below(settings.installs)
+        if !installs[index].launched { launch(index, at: intended, now: now, random: &random) }
         refreshGrantsIfDue(index, at: intended, now: now)
         let timestamp = wallStart &+ Int64((intended &- monotonicStart) / 1_000_000)
         let config = configs.configs[installs[index].configuration]
@@ -162,7 +179,7 @@ package final class FleetRunner {
 
     /// An install's first visit is its app launch: it polls the configuration (it holds the bundled copy, the
     /// fleet's first), fetches its customer's grants, and may be one of those that go offline once.
-    private func launch(_ index: Int, at intended: UInt64, now: UInt64) {
+    private func launch(_ index: Int, at intended: UInt64, now: UInt64, random: inout SplitMix64) {
         installs[index].launched = true
         requestConfig(index, due: intended, conditional: false)
         if settings.offlineShare > 0 && random.chance(settings.offlineShare) {

@@ -33,9 +33,13 @@ struct InstallState {
     /// The run has ended: send what is pending without waiting for the batch age.
     var flushing = false
 
-    /// Assignment per campaign of `assignmentRevision`'s configuration: `unknown`, `none`, or a variant index.
-    var assignments: [Int16] = []
-    var assignmentRevision: Int64 = -1
+    /// Assignment per campaign index of the configuration it was drawn for, only for the campaigns this install
+    /// has met: a verified configuration may hold 50,000 campaigns (or a variant index beyond Int16), and a
+    /// million installs must not each keep a slot per campaign.
+    var assignments: [Int: CachedAssignment] = [:]
+    /// The revision and campaign count the cache was drawn for; either changing starts it afresh.
+    var assignmentRevision: Int64?
+    var assignmentCampaignCount = 0
     var basket: [UInt16] = []
     var grants: [HeldGrant] = []
     var grantsValidUntil: Int64 = 0
@@ -45,9 +49,13 @@ struct InstallState {
     var servedOffers: [String] = []
 
     var pendingCount: Int { pendingEnds.count - pendingHead }
+}
 
-    static let assignmentUnknown: Int16 = -2
-    static let assignmentNone: Int16 = -1
+/// An install's assignment in one campaign (contract §5): no variant (the weights do not reach its bucket), or
+/// a variant by index, in the holdout or not.
+enum CachedAssignment: Equatable {
+    case none
+    case variant(Int, heldOut: Bool)
 }
 
 /// A batch on its way: the events' counters, the body as sent (resent byte for byte on a retry, so the

@@ -47,7 +47,27 @@ extension LoadSettings {
             port = try portNumber(String(rest[rest.index(after: colon)...]), text)
         }
         guard !host.isEmpty else { throw OptionError("--url has no host: \"\(text)\"") }
+        // The host goes into every request's Host line: a name, an IPv4 address, or (bracketed) an IPv6 one.
+        let allowed = rest.hasPrefix("[") ? "0123456789abcdefABCDEF:.%" : ""
+        guard host.unicodeScalars.allSatisfy({ isHostCharacter($0) || allowed.unicodeScalars.contains($0) }) else {
+            throw OptionError("--url: the host may hold letters, digits, '.', '-' and '_' only, not \"\(host)\"")
+        }
         return (host, port)
+    }
+
+    private static func isHostCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.isASCII
+            && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                || "._-~".unicodeScalars.contains(scalar))
+    }
+
+    /// A secret key or token as it goes into `Authorization: Bearer …`: visible ASCII only (RFC 6750's
+    /// token68 is narrower still), so that no value can end the line or start another.
+    package static func credential(_ text: String, option: String) throws(OptionError) -> String {
+        guard !text.isEmpty, text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw OptionError("--\(option) must be visible ASCII characters without spaces")
+        }
+        return text
     }
 
     private static func portNumber(_ text: String, _ url: String) throws(OptionError) -> Int {

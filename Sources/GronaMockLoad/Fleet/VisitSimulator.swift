@@ -105,27 +105,32 @@ struct VisitSimulator {
         return best
     }
 
-    /// The unit's variant and arm (contract §5), cached per install and configuration revision.
+    /// The unit's variant and arm (contract §5), cached per install for the configuration in hand. A service
+    /// may change its campaigns without bumping the revision, so a cached index is checked against the variants
+    /// before it is used.
     private func assignment(
         _ install: inout InstallState, index: Int, _ campaignIndex: Int, config: FleetConfig
     ) -> (Int, EncoderArm)? {
-        if install.assignmentRevision != config.revision || install.assignments.count != config.campaigns.count {
-            install.assignments = Array(repeating: InstallState.assignmentUnknown, count: config.campaigns.count)
+        if install.assignmentRevision != config.revision || install.assignmentCampaignCount != config.campaigns.count {
+            install.assignments.removeAll()
             install.assignmentRevision = config.revision
+            install.assignmentCampaignCount = config.campaigns.count
         }
         let campaign = config.campaigns[campaignIndex]
         if campaign.unit == .customer && install.customerID == nil { return nil }
         var cached = install.assignments[campaignIndex]
-        if cached == InstallState.assignmentUnknown {
+        if case .variant(let variant, _) = cached, !campaign.variants.indices.contains(variant) { cached = nil }
+        if cached == nil {
             let unit = campaign.unit == .customer ? install.customerID ?? "" : encoder.installID(index)
-            let variant = campaign.variantIndex(for: unit).map(Int16.init) ?? InstallState.assignmentNone
-            // The holdout marks the variant's sign bit's neighbour: -3 - variant for a held-out unit.
-            cached = Assignment.isHeldOut(unit, by: config.holdout) && variant >= 0 ? -3 - variant : variant
+            if let variant = campaign.variantIndex(for: unit) {
+                cached = .variant(variant, heldOut: Assignment.isHeldOut(unit, by: config.holdout))
+            } else {
+                cached = CachedAssignment.none
+            }
             install.assignments[campaignIndex] = cached
         }
-        if cached == InstallState.assignmentNone { return nil }
-        if cached <= -3 { return (Int(-3 - cached), .holdout) }
-        let variant = Int(cached)
+        guard case .variant(let variant, let heldOut)? = cached else { return nil }
+        if heldOut { return (variant, .holdout) }
         return (variant, campaign.variants[variant].isControl ? .control : .treatment)
     }
 

@@ -62,3 +62,23 @@ package struct AcknowledgedEvents: Sendable, Equatable {
 
     package var installs: Int { ranges.count }
 }
+
+/// The run's events a server answered as rejected: scattered singletons (not ranges, which would make each
+/// insertion linear in what is held), one word per event, and never an id the run did not log.
+package struct RejectedEvents: Sendable, Equatable {
+    private var keys: Set<UInt64> = []
+
+    package init() {}
+
+    package var count: Int { keys.count }
+
+    package mutating func insert(install: Int, counter: UInt32) {
+        guard let install = UInt32(exactly: install) else { return }
+        keys.insert(UInt64(install) << 32 | UInt64(counter))
+    }
+
+    package func contains(install: Int, counter: UInt32) -> Bool {
+        guard let install = UInt32(exactly: install) else { return false }
+        return keys.contains(UInt64(install) << 32 | UInt64(counter))
+    }
+}

@@ -28,11 +28,13 @@ package struct RunVerifier {
         var verification = LoadVerification()
         let prefix = Array((result.runTag + "-").utf8)
         var cursor: String?
+        var previous = Int64.min
         repeat {
             var path = "/_mock/events?workspace=\(settings.workspace)&limit=1000"
             if let cursor { path += "&cursor=\(cursor)" }
             let page = try get(path, client)
-            for event in page["events"]?.arrayValue ?? [] {
+            let events = page["events"]?.arrayValue ?? []
+            for event in events {
                 guard let id = event["eventID"]?.stringValue, let (install, counter) = Self.parse(id, prefix: prefix)
                 else { continue }
                 verification.stored += 1
@@ -49,9 +51,8 @@ package struct RunVerifier {
                 }
             }
             cursor = page["nextCursor"]?.stringValue
-            // The cursor goes back into a request line: a whole number (docs/openapi.yaml), nothing else.
-            if let next = cursor, !Self.isCursor(next) {
-                throw LoadRunError("--verify: GET /_mock/events gave a cursor that is not a number")
+            if let next = cursor {
+                previous = try Self.checkedCursor(next, after: previous, pageWasEmpty: events.isEmpty)
             }
         } while cursor != nil
 
@@ -59,8 +60,8 @@ package struct RunVerifier {
         result.acknowledged.forEachEvent { install, counter in
             guard !seen.contains(install: install, counter: counter) else { return true }
             // A rejected event was acknowledged with its reason and is kept apart (`/_mock/events/rejected`).
+            guard !result.rejectedEvents.contains(install: install, counter: counter) else { return true }
             let id = "\(result.runTag)-\(install)-\(counter)"
-            guard !result.rejectedEventIDs.contains(id) else { return true }
             verification.lost += 1
             if verification.sampleLost.count < 10 { verification.sampleLost.append(id) }
             return true
@@ -95,6 +96,25 @@ package struct RunVerifier {
         }
         guard let value = try? JSONParser().parse(body)
         else { throw LoadRunError("--verify: GET \(path) did not answer JSON") }
+        return value
+    }
+
+    /// The next page's cursor as a number, or why paging stops. It goes back into a request line, so a whole
+    /// number (docs/openapi.yaml) and nothing else; oldest first it is the last row's sequence, so it grows,
+    /// and a page that names a next one is full. A server that ignores `cursor` would otherwise be paged
+    /// for ever, counting the same events again on each page.
+    static func checkedCursor(_ text: String, after previous: Int64, pageWasEmpty: Bool) throws(LoadRunError)
+        -> Int64
+    {
+        guard isCursor(text), let value = Int64(text) else {
+            throw LoadRunError("--verify: GET /_mock/events gave a cursor that is not a number")
+        }
+        guard value > previous else {
+            throw LoadRunError("--verify: GET /_mock/events gave a cursor that does not advance (\(text))")
+        }
+        guard !pageWasEmpty else {
+            throw LoadRunError("--verify: GET /_mock/events gave an empty page with a next cursor")
+        }
         return value
     }
 

@@ -1,0 +1,168 @@
+import Foundation
+import GronaMock
+
+@testable import GronaMockLoad
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A service under test that is not grona-mock, on 127.0.0.1: it serves a JWKS and a configuration signed
+/// with a key of its own, and answers every other request as `handler` says (nil closes the connection), so
+/// that a test can make it lie. Keep-alive; each connection on its own thread.
+final class HostileService: @unchecked Sendable {
+    struct Request: Sendable {
+        var method: String
+        var path: String
+        var body: [UInt8]
+    }
+
+    let port: Int
+    let workspace = "hostile-w"
+    private let listener: Int32
+    private let handler: @Sendable (Request) -> [UInt8]?
+    private let jwks: [UInt8]
+    private let config: [UInt8]
+    private let lock = NSLock()
+    private var stopped = false
+
+    /// A live campaign on the home screen's top placement, so that visits log events.
+    static let payload =
+        "{\"schemaVersion\":1,\"workspaceKey\":\"hostile-w\",\"revision\":1,\"issuedAt\":1800000000,"
+        + "\"settings\":{\"maxComponentsPerScreen\":3},\"campaigns\":[{\"id\":\"c1\",\"status\":\"live\","
+        + "\"placement\":\"home_top\",\"priority\":1,\"assignment\":{\"unit\":\"install\",\"salt\":\"s\"},"
+        + "\"variants\":[{\"id\":\"v1\",\"weight\":10000,\"component\":{\"type\":\"banner\"}}]}]}"
+
+    /// `key` signs the configuration (as kid `h1`); a test that signs grants too passes its own.
+    init(
+        payload: String = HostileService.payload, key: P256SigningKey? = nil,
+        _ handler: @escaping @Sendable (Request) -> [UInt8]?
+    ) throws {
+        self.handler = handler
+        let key = try key ?? P256SigningKey.generate()
+        jwks = Array(JWK.set([JWK(kid: "h1", publicKey: key.publicKey)]).utf8)
+        config = try JWSSigner.general(
+            payload: Array(payload.utf8), type: .configuration, signers: [NamedSigningKey(kid: "h1", key: key)])
+        #if canImport(Glibc)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        guard bound, listen(fd, 64) == 0 else {
+            close(fd)
+            throw POSIXError(.EADDRINUSE)
+        }
+        listener = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+        Thread.detachNewThread { [self] in acceptLoop() }
+    }
+
+    func stop() {
+        lock.withLock { stopped = true }
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+
+    /// Settings for a short run against this service: 10 installs, 50 visits a second for a second, batches
+    /// of 5 sent uncompressed within 100 ms.
+    func settings(tag: String) -> LoadSettings {
+        var settings = LoadSettings()
+        settings.port = port
+        settings.workspace = workspace
+        settings.installs = 10
+        settings.rate = 50
+        settings.duration = .seconds(1)
+        settings.seed = 21
+        settings.batchSize = 5
+        settings.batchAge = .milliseconds(100)
+        settings.retryBase = .milliseconds(5)
+        settings.timeout = .seconds(5)
+        settings.gzip = false
+        settings.runTag = tag
+        settings.drainLimit = .seconds(10)
+        return settings
+    }
+
+    static func response(_ status: Int, _ body: String, headers: String = "") -> [UInt8] {
+        Array("HTTP/1.1 \(status) X\r\n\(headers)Content-Length: \(body.utf8.count)\r\n\r\n\(body)".utf8)
+    }
+
+    /// The event ids of a batch sent with `--no-gzip`.
+    static func eventIDs(_ body: [UInt8]) -> [String] {
+        let text = String(decoding: body, as: UTF8.self)
+        return text.components(separatedBy: "{\"eventID\":\"").dropFirst().compactMap {
+            $0.split(separator: "\"", maxSplits: 1).first.map(String.init)
+        }
+    }
+
+    private func acceptLoop() {
+        while true {
+            let fd = accept(listener, nil, nil)
+            guard fd >= 0 else { return }
+            Thread.detachNewThread { [self] in serve(fd) }
+        }
+    }
+
+    private func serve(_ fd: Int32) {
+        defer { close(fd) }
+        var buffer: [UInt8] = []
+        while let request = readRequest(fd, &buffer) {
+            if lock.withLock({ stopped }) { return }
+            let reply: [UInt8]?
+            if request.path.hasSuffix("/jwks.json") {
+                reply = Self.response(200, String(decoding: jwks, as: UTF8.self))
+            } else if request.path.hasSuffix("/config") {
+                reply = Self.response(
+                    200, String(decoding: config, as: UTF8.self),
+                    headers: "ETag: \"c1\"\r\nCache-Control: max-age=60\r\n")
+            } else {
+                reply = handler(request)
+            }
+            guard let reply, write(fd, reply) else { return }
+        }
+    }
+
+    private func readRequest(_ fd: Int32, _ buffer: inout [UInt8]) -> Request? {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            if let end = buffer.firstRange(of: Array("\r\n\r\n".utf8)) {
+                let head = String(decoding: buffer[..<end.lowerBound], as: UTF8.self)
+                let lines = head.components(separatedBy: "\r\n")
+                let parts = lines.first?.split(separator: " ") ?? []
+                let length =
+                    lines.first { $0.lowercased().hasPrefix("content-length:") }
+                    .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+                if parts.count >= 2, buffer.count >= end.upperBound + length {
+                    let body = Array(buffer[end.upperBound..<(end.upperBound + length)])
+                    buffer.removeFirst(end.upperBound + length)
+                    return Request(method: String(parts[0]), path: String(parts[1]), body: body)
+                }
+            }
+            let count = recv(fd, &chunk, chunk.count, 0)
+            guard count > 0 else { return nil }
+            buffer += chunk[..<count]
+        }
+    }
+
+    private func write(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard sent > 0 else { return false }
+            offset += sent
+        }
+        return true
+    }
+}
