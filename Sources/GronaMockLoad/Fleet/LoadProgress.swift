@@ -4,8 +4,12 @@ package struct LoadProgress: Sendable {
     package var statistics: LoadStatistics
     /// Seconds since the first visit was due.
     package var elapsedSeconds: Double
-    /// Requests sent and not yet answered.
+    /// Requests sent and not yet answered (at most `--max-in-flight`).
     package var inFlight: Int
+    /// Requests waiting for a connection behind the cap.
+    package var queued: Int = 0
+    /// Past `--duration`: no visit starts; the last batches are being sent and answered.
+    package var draining = false
     /// The latencies of the attempts that ended since the previous snapshot, every endpoint together.
     package var intervalLatency: LatencyHistogram
 }

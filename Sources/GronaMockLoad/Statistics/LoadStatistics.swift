@@ -6,6 +6,8 @@ package struct LoadStatistics: Sendable, Equatable {
 
     /// Visits due by the schedule (the open model: `--rate` decides, not the answers).
     package var visitsScheduled = 0
+    /// The run was stopped before its end (Ctrl-C): the figures cover what ran.
+    package var interrupted = false
     /// Visits that started.
     package var visitsStarted = 0
     /// Visits that were due but could not start because the in-flight cap was reached: counted, never silently
@@ -20,6 +22,10 @@ package struct LoadStatistics: Sendable, Equatable {
     /// Events the server said it already had: a retry of a batch whose answer was lost.
     package var eventsDuplicate = 0
     package var eventsRejected = 0
+    /// Events in batches answered 200 whose body was not the contract's acknowledgement (`accepted`,
+    /// `duplicates`, `rejected` adding up to the batch, contract §7): a trivial sink, or a service that does not
+    /// keep the contract. Counted as acknowledged, never as accepted.
+    package var eventsUnconfirmed = 0
     /// Events given up on after the last retry; still on a device, in a real SDK.
     package var eventsAbandoned = 0
     /// Events still waiting in a batch, or in flight, when the run ended.
