@@ -47,6 +47,19 @@ package final class HTTPClient {
     /// Requests submitted and not yet completed: queued, connecting, sending or awaiting their answer.
     package private(set) var inFlight = 0
 
+    /// Requests waiting for a connection: every one of `maxConnections` carries a request.
+    package var queued: Int { queue.count }
+
+    /// Requests on a connection and not yet answered (connecting, sending or awaiting): at most
+    /// `maxConnections`. What a progress line calls "in flight".
+    package var onConnections: Int { inFlight - queue.count }
+
+    /// The clock as last read: right after each wait for sockets, or by `tick()`. Answers are stamped with it
+    /// (they had arrived when the wait returned) and deadlines count from it, so that a busy loop reads the
+    /// clock once per turn rather than once per request and answer (a profile at 60k visits/s spent 12% of
+    /// its time in clock_gettime).
+    package private(set) var now: UInt64
+
     package init(_ configuration: Configuration) throws(SystemError) {
         self.configuration = configuration
         poller = try Poller(configuration.pollerBackend, capacity: min(configuration.maxConnections + 1, 4096))
@@ -54,6 +67,7 @@ package final class HTTPClient {
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         hostHeader = "\(host):\(configuration.port)"
         scratch = .allocate(byteCount: 64 * 1024, alignment: 16)
+        now = MonotonicClock.now()
     }
 
     deinit {
@@ -67,16 +81,31 @@ package final class HTTPClient {
     /// The `Host` field for requests built by callers.
     package var host: String { hostHeader }
 
-    /// Starts `request` on an idle connection, a new one, or queues it.
+    /// Reads the clock into `now` and returns it.
+    @discardableResult
+    package func tick() -> UInt64 {
+        now = MonotonicClock.now()
+        return now
+    }
+
+    /// Starts `request` on an idle connection, a new one, or queues it; its deadline counts from the clock
+    /// read now.
     package func submit(_ request: ClientRequest) {
+        tick()
+        submitNow(request)
+    }
+
+    /// `submit` for a caller inside the poll loop: the deadline counts from `now`, the clock of this turn.
+    package func submitNow(_ request: ClientRequest) {
         inFlight += 1
-        dispatch(request, now: MonotonicClock.now())
+        dispatch(request, now: now)
     }
 
     /// Waits up to `timeoutMilliseconds` for sockets, does what they allow, fails the requests whose deadline
     /// passed, and hands each finished request to `handle` (which may submit more).
     package func poll(timeoutMilliseconds: Int32, _ handle: (ClientCompletion) -> Void) {
         let ready = (try? poller.wait(timeoutMilliseconds: timeoutMilliseconds)) ?? 0
+        let now = tick()
         for index in 0..<ready {
             let event = poller.event(at: index)
             guard event.token != Poller.wakeupToken, event.token <= UInt64(connections.count) else { continue }
@@ -87,7 +116,6 @@ package final class HTTPClient {
             }
             if connection.fd >= 0 && (event.readable || event.hangup) { readable(connection) }
         }
-        let now = MonotonicClock.now()
         if now &- lastTimeoutScan >= 5_000_000 {
             lastTimeoutScan = now
             for connection in connections where connection.fd >= 0 && connection.deadline <= now {
@@ -184,7 +212,7 @@ package final class HTTPClient {
     private func becameIdle(_ connection: ClientConnection) {
         if let next = queue.pop() {
             connection.begin(
-                next, deadline: MonotonicClock.deadline(from: MonotonicClock.now(), after: configuration.timeout))
+                next, deadline: MonotonicClock.deadline(from: now, after: configuration.timeout))
             perform(connection.state.startRequest(), on: connection)
         } else {
             idleSlots.append(connection.slot)
@@ -199,14 +227,14 @@ package final class HTTPClient {
         openConnections -= 1
         freeSlots.append(connection.slot)
         if let slot = idleSlots.lastIndex(of: connection.slot) { idleSlots.remove(at: slot) }
-        if let next = queue.pop() { open(for: next, now: MonotonicClock.now()) }
+        if let next = queue.pop() { open(for: next, now: now) }
     }
 
     private func finish(_ request: ClientRequest, _ outcome: ClientCompletion.Outcome) {
         inFlight -= 1
         completions.append(
             ClientCompletion(
-                tag: request.tag, intendedStart: request.intendedStart, finishedAt: MonotonicClock.now(),
+                tag: request.tag, intendedStart: request.intendedStart, finishedAt: now,
                 outcome: outcome))
     }
 

@@ -31,7 +31,8 @@ extension FleetRunner {
             settings.gzip ? Gzip.compress(bytes, level: 1) : bytes
         }
         installs[index].batch = OutgoingBatch(
-            firstCounter: installs[index].pendingFirstCounter, count: count, body: body, dueAt: due)
+            firstCounter: installs[index].pendingFirstCounter, count: count, body: body,
+            dueAt: max(due, installs[index].onlineSince))
         batchesOutstanding += 1
         pendingEventsTotal -= count
         consumePending(index, count: count, now: now)
@@ -107,7 +108,7 @@ extension FleetRunner {
         guard var batch = installs[index].batch else { return }
         var headers = [("Content-Type", "application/json")]
         if settings.gzip { headers.append(("Content-Encoding", "gzip")) }
-        client.submit(
+        client.submitNow(
             ClientRequest(
                 tag: RequestTag(endpoint: .events, owner: index, isRetry: batch.attempts > 0), method: "POST",
                 path: "/v1/mobile/events", host: client.host, headers: headers, body: batch.body,
@@ -167,18 +168,23 @@ extension FleetRunner {
         sendIfDue(index, now: now)
     }
 
-    /// Counts a 200: the answer's `accepted`, `duplicates` and `rejected` when they add up to the batch; a
-    /// sink that answers a fixed body acknowledges the whole batch as accepted.
+    /// Counts a 200: the answer's `accepted`, `duplicates` and `rejected` when it is the contract's
+    /// acknowledgement (§7: a JSON object whose integers and array add up to the batch). Any other 200 (a
+    /// sink's fixed `ok`, counts that do not add up) acknowledges the batch without confirming it: its events
+    /// count as unconfirmed, never as accepted, so that a service that does not keep the contract cannot pass
+    /// as one that stored everything.
     private func acknowledge(_ index: Int, _ batch: OutgoingBatch, body: [UInt8]) {
         statistics.eventsAcknowledged += batch.count
         acknowledged.record(install: index, first: batch.firstCounter, count: batch.count)
         let answer = try? JSONParser().parse(body)
         let range = Int64(0)...Int64(batch.count)
-        let accepted = answer?["accepted"]?.int64Value.flatMap { range.contains($0) ? Int($0) : nil } ?? -1
-        let duplicates = answer?["duplicates"]?.int64Value.flatMap { range.contains($0) ? Int($0) : nil } ?? -1
-        let rejected = answer?["rejected"]?.arrayValue ?? []
-        guard accepted >= 0, duplicates >= 0, accepted + duplicates + rejected.count == batch.count else {
-            statistics.eventsAccepted += batch.count
+        guard answer?.objectValue != nil,
+            let accepted = answer?["accepted"]?.int64Value.flatMap({ range.contains($0) ? Int($0) : nil }),
+            let duplicates = answer?["duplicates"]?.int64Value.flatMap({ range.contains($0) ? Int($0) : nil }),
+            let rejected = answer?["rejected"]?.arrayValue,
+            accepted + duplicates + rejected.count == batch.count
+        else {
+            statistics.eventsUnconfirmed += batch.count
             return
         }
         statistics.eventsAccepted += accepted

@@ -14,7 +14,7 @@ extension FleetRunner {
             headers.append(("If-None-Match", etag))
         }
         installs[index].configRequestInFlight = true
-        client.submit(
+        client.submitNow(
             ClientRequest(
                 tag: RequestTag(endpoint: .config, owner: index), method: "GET", path: configPath, host: client.host,
                 headers: headers, intendedStart: due))
@@ -58,7 +58,7 @@ extension FleetRunner {
         installs[index].grants.removeAll { $0.expiresAt <= wallSeconds + 60 }
         guard installs[index].grants.isEmpty || installs[index].grantsValidUntil <= wallSeconds + 60 else { return }
         installs[index].grantRequestInFlight = true
-        client.submit(
+        client.submitNow(
             ClientRequest(
                 tag: RequestTag(endpoint: .grants, owner: index), method: "POST", path: "/v1/mobile/grants",
                 host: client.host,
@@ -85,46 +85,6 @@ extension FleetRunner {
         // With no offer to hold, the answer stays good for the grant window's length; ask again in a minute.
         installs[index].grantsValidUntil = held.map(\.expiresAt).min() ?? (WallClock.milliseconds() / 1000 + 120)
         installs[index].nextGrantRequestAt = completion.finishedAt &+ 60_000_000_000
-    }
-
-    // MARK: - Start
-
-    static func fetchKeys(_ client: HTTPClient, _ settings: LoadSettings) throws(LoadRunError) -> [String:
-        P256PublicKey]
-    {
-        let path = "/v1/mobile/workspaces/\(settings.workspace)/jwks.json"
-        let completion = client.exchange(
-            ClientRequest(
-                tag: RequestTag(endpoint: nil), method: "GET", path: path, host: client.host,
-                intendedStart: MonotonicClock.now()))
-        guard case .response(let head, let body) = completion.outcome else {
-            throw LoadRunError("\(settings.url) is unreachable: \(completion.failureDescription)")
-        }
-        guard head.status == 200 else { throw LoadRunError("GET \(path) answered \(head.status)") }
-        do {
-            return try JWK.publicKeys(fromSet: body)
-        } catch {
-            throw LoadRunError("GET \(path): the JWKS cannot be used: \(error)")
-        }
-    }
-
-    static func fetchFirstConfig(
-        _ client: HTTPClient, _ settings: LoadSettings, into configs: inout ConfigStore,
-        statistics: inout LoadStatistics
-    ) throws(LoadRunError) {
-        let path = "/v1/mobile/workspaces/\(settings.workspace)/config"
-        let completion = client.exchange(
-            ClientRequest(
-                tag: RequestTag(endpoint: nil), method: "GET", path: path, host: client.host,
-                intendedStart: MonotonicClock.now()))
-        guard case .response(let head, let body) = completion.outcome else {
-            throw LoadRunError("\(settings.url) is unreachable: \(completion.failureDescription)")
-        }
-        guard head.status == 200 else { throw LoadRunError("GET \(path) answered \(head.status)") }
-        switch configs.accept(body, etag: head.etag) {
-        case .success: statistics.configsVerified += 1
-        case .failure(let rejection): throw LoadRunError("the configuration does not verify: \(rejection)")
-        }
     }
 }
 

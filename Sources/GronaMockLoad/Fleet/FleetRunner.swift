@@ -54,6 +54,9 @@ package final class FleetRunner {
     /// The envelope being built, reused for every batch.
     var envelope: [UInt8] = []
     var progress: ((LoadProgress) -> Void)?
+    /// Asked on every turn of the loop whether the run should stop early (Ctrl-C): then no visit starts,
+    /// what is pending is sent, and answers are awaited for at most `interruptDrainLimit`.
+    var stopRequested: () -> Bool = { false }
     /// The latencies of the attempts that ended since the last progress snapshot, for the progress line's
     /// p50/p99 of the last second (the run's histograms cannot be subtracted).
     var intervalLatency = LatencyHistogram()
@@ -86,19 +89,27 @@ package final class FleetRunner {
         }
         let keys = try Self.fetchKeys(client, settings)
         configs = ConfigStore(keys: keys, workspace: settings.workspace)
-        try Self.fetchFirstConfig(client, settings, into: &configs, statistics: &statistics)
+        try Self.fetchFirstConfig(client, settings, into: &configs)
         monotonicStart = MonotonicClock.now()
         wallStart = WallClock.milliseconds()
     }
 
-    /// Runs the schedule, then flushes and waits for the answers (at most `drainLimit`).
+    /// Runs the schedule, then flushes and waits for the answers (at most `drainLimit`, or
+    /// `interruptDrainLimit` once a stop is requested).
     package func run() -> LoadRunResult {
         var visits = VisitClock(schedule: settings.schedule, start: monotonicStart)
         let end = MonotonicClock.deadline(from: monotonicStart, after: settings.duration)
         var drainDeadline = UInt64.max
         var nextProgress = monotonicStart &+ 1_000_000_000
+        // One clock read per turn: the poll's, taken as its wait returns.
+        var now = client.tick()
         while true {
-            var now = MonotonicClock.now()
+            if !statistics.interrupted && stopRequested() {
+                statistics.interrupted = true
+                drainDeadline = min(
+                    drainDeadline, MonotonicClock.deadline(from: now, after: settings.interruptDrainLimit))
+                if scheduling { stopScheduling(now: now) }
+            }
             while scheduling, let intended = visits.nextVisit(now: now) {
                 statistics.visitsScheduled += 1
                 if client.inFlight >= settings.maxInFlight {
@@ -110,37 +121,67 @@ package final class FleetRunner {
             }
             while let timer = timers.popDue(now: now) { fire(timer.payload, deadline: timer.deadline, now: now) }
             if scheduling && now >= end {
-                scheduling = false
                 drainDeadline = MonotonicClock.deadline(from: now, after: settings.drainLimit)
-                flushAll(now: now)
+                stopScheduling(now: now)
             }
             if !scheduling && (isDrained || now >= drainDeadline) { break }
             if now >= nextProgress {
-                progress?(
-                    LoadProgress(
-                        statistics: statistics, elapsedSeconds: Double(now &- monotonicStart) / 1e9,
-                        inFlight: client.inFlight, intervalLatency: intervalLatency))
-                intervalLatency = LatencyHistogram()
-                nextProgress &+= 1_000_000_000
+                reportProgress(now: now)
+                nextProgress &+= 1_000_000_000 * max(1, (now &- nextProgress) / 1_000_000_000 + 1)
             }
-            now = MonotonicClock.now()
-            var wake = min(nextProgress, scheduling ? min(end, visits.nextDueTime ?? end) : drainDeadline)
-            if let timer = timers.nextDeadline { wake = min(wake, timer) }
-            let waitMilliseconds = wake > now ? min((wake - now) / 1_000_000, 50) : 0
-            client.poll(timeoutMilliseconds: Int32(waitMilliseconds)) { completion in
+            var wait = waitMilliseconds(until: wake(nextProgress, visits, end, drainDeadline), now: now)
+            // The work of this turn took time: before sleeping, look at the clock again.
+            if wait > 0 {
+                wait = waitMilliseconds(until: wake(nextProgress, visits, end, drainDeadline), now: client.tick())
+            }
+            client.poll(timeoutMilliseconds: wait) { completion in
                 handle(completion)
             }
+            now = client.now
         }
         statistics.eventsUnsent = pendingEventsTotal + installs.reduce(0) { $0 + ($1.batch?.count ?? 0) }
         return LoadRunResult(
-            statistics: statistics, elapsedSeconds: Double(MonotonicClock.now() &- monotonicStart) / 1e9,
+            statistics: statistics, elapsedSeconds: Double(client.tick() &- monotonicStart) / 1e9,
             acknowledged: acknowledged, rejectedEvents: rejectedEvents,
             loggedPerInstall: installs.map(\.nextCounter), runTag: settings.runTag,
             seed: settings.seed)
     }
 
+    /// The earliest of what the loop waits for: the next progress snapshot, visit, timer, the end of the
+    /// schedule or of the drain.
+    private func wake(_ nextProgress: UInt64, _ visits: VisitClock, _ end: UInt64, _ drainDeadline: UInt64) -> UInt64 {
+        var wake = min(nextProgress, scheduling ? min(end, visits.nextDueTime ?? end) : drainDeadline)
+        if let timer = timers.nextDeadline { wake = min(wake, timer) }
+        return wake
+    }
+
+    /// Whole milliseconds to `wake`, at most 50 (so that a stop request is seen soon).
+    private func waitMilliseconds(until wake: UInt64, now: UInt64) -> Int32 {
+        wake > now ? Int32(min((wake - now) / 1_000_000, 50)) : 0
+    }
+
+    /// No visit starts any more; every install sends what it holds.
+    private func stopScheduling(now: UInt64) {
+        scheduling = false
+        flushAll(now: now)
+    }
+
+    private func reportProgress(now: UInt64) {
+        guard let progress else { return }
+        progress(
+            LoadProgress(
+                statistics: statistics, elapsedSeconds: Double(now &- monotonicStart) / 1e9,
+                inFlight: client.onConnections, queued: client.queued, draining: !scheduling,
+                intervalLatency: intervalLatency))
+        intervalLatency = LatencyHistogram()
+    }
+
     /// Called about once a second, on the run's thread, with a snapshot of the run so far.
     package func onProgress(_ report: @escaping (LoadProgress) -> Void) { progress = report }
+
+    /// `check` is called on every turn of the run's loop (every 50 ms at most): true stops the run early
+    /// (Ctrl-C). It should only read a flag.
+    package func stopWhen(_ check: @escaping () -> Bool) { stopRequested = check }
 
     /// A seed for one stream of the run (1 the jitter, 2 the visits) and one index in it, mixed so that
     /// neighbouring indices do not give overlapping SplitMix64 sequences.
@@ -151,74 +192,6 @@ package final class FleetRunner {
     }
 
     private var isDrained: Bool { pendingEventsTotal == 0 && batchesOutstanding == 0 && client.inFlight == 0 }
-
-    // MARK: - Visits
-
-    /// Visit `number` of the schedule, with a generator of its own drawn from the seed and its number: which
-    /// install it is and what its shopper does do not depend on what earlier visits drew (a grant that arrived
-    /// in time, a visit dropped at the cap).
-    private func visit(number: Int, at intended: UInt64, now: UInt64) {
-        var random = SplitMix64(seed: Self.derivedSeed(settings.seed, stream: 2, index: number))
-        let index = random.below(settings.installs)
-        if !installs[index].launched { launch(index, at: intended, now: now, random: &random) }
-        refreshGrantsIfDue(index, at: intended, now: now)
-        let timestamp = wallStart &+ Int64((intended &- monotonicStart) / 1_000_000)
-        let config = configs.configs[installs[index].configuration]
-        let before = installs[index].pendingCount
-        let logged = simulator.visit(
-            &installs[index], index: index, config: config, timestamp: timestamp, random: &random)
-        guard logged > 0 else { return }
-        statistics.eventsLogged += logged
-        pendingEventsTotal += logged
-        if before == 0 { installs[index].oldestPendingAt = intended }
-        if installs[index].pendingCount >= settings.batchSize && installs[index].fullSince == nil {
-            installs[index].fullSince = intended
-        }
-        sendIfDue(index, now: now)
-    }
-
-    /// An install's first visit is its app launch: it polls the configuration (it holds the bundled copy, the
-    /// fleet's first), fetches its customer's grants, and may be one of those that go offline once.
-    private func launch(_ index: Int, at intended: UInt64, now: UInt64, random: inout SplitMix64) {
-        installs[index].launched = true
-        requestConfig(index, due: intended, conditional: false)
-        if settings.offlineShare > 0 && random.chance(settings.offlineShare) {
-            let remaining =
-                settings.duration.nanosecondsClamped &- min(now &- monotonicStart, settings.duration.nanosecondsClamped)
-            let start = now &+ UInt64(random.unit() * Double(remaining / 2))
-            timers.schedule(.offlineStart(index), at: start)
-        }
-    }
-
-    private func fire(_ timer: Timer, deadline: UInt64, now: UInt64) {
-        switch timer {
-        case .batchAge(let index):
-            sendIfDue(index, now: now)
-        case .retry(let index):
-            guard let batch = installs[index].batch, !batch.inFlight, batch.dueAt <= now else { return }
-            submitBatch(index)
-        case .configPoll(let index):
-            guard scheduling, !installs[index].configRequestInFlight else { return }
-            requestConfig(index, due: deadline)
-        case .offlineStart(let index):
-            guard scheduling else { return }
-            let until = MonotonicClock.deadline(from: now, after: settings.offlineDuration)
-            installs[index].offlineUntil = until
-            timers.schedule(.offlineEnd(index), at: until)
-        case .offlineEnd(let index):
-            installs[index].offlineUntil = 0
-            sendIfDue(index, now: now)
-        }
-    }
-
-    /// The run is over: every install comes back online and sends what it holds, whatever its batch age.
-    private func flushAll(now: UInt64) {
-        for index in installs.indices where installs[index].pendingCount > 0 {
-            installs[index].flushing = true
-            installs[index].offlineUntil = 0
-            sendIfDue(index, now: now)
-        }
-    }
 
     private func handle(_ completion: ClientCompletion) {
         if let endpoint = completion.tag.endpoint {

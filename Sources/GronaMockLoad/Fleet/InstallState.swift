@@ -30,6 +30,9 @@ struct InstallState {
     var batch: OutgoingBatch?
     /// Offline until this time (monotonic ns); 0 when online.
     var offlineUntil: UInt64 = 0
+    /// When the install last came back online: no batch is due before it, since the time offline is the
+    /// device's and must not count as the service's latency.
+    var onlineSince: UInt64 = 0
     /// The run has ended: send what is pending without waiting for the batch age.
     var flushing = false
 

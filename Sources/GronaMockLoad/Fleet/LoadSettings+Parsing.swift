@@ -23,36 +23,69 @@ extension LoadSettings {
         return .nanoseconds(Int64((value * scale * 1e9).rounded()))
     }
 
-    /// `http://host:port` (a trailing `/` allowed); `https` is not spoken.
-    package static func target(_ text: String) throws(OptionError) -> (host: String, port: Int) {
+    /// `http://host:port` (a trailing `/` allowed); `https` is not spoken. `option` names where the text came
+    /// from in a refusal: `--url`, or the environment variable that gave it.
+    package static func target(_ text: String, option: String = "--url") throws(OptionError) -> (
+        host: String, port: Int
+    ) {
         guard text.hasPrefix("http://") else {
             throw OptionError(
-                "--url must be an http:// URL such as http://127.0.0.1:8080 (https is not supported), not \"\(text)\"")
+                "\(option) must be an http:// URL such as http://127.0.0.1:8080 (https is not supported), not "
+                    + "\"\(redacted(text))\"")
         }
         var rest = text.dropFirst("http://".count)
         if rest.hasSuffix("/") { rest = rest.dropLast() }
+        // User information is refused, not sent: the fleet authenticates with --secret-key, and a password
+        // in a URL must not be echoed into a CI log (so the message shows it as ***@).
+        guard !rest.contains("@") else {
+            throw OptionError(
+                "\(option) must not carry a user or password (\"\(redacted(text))\"): give the service's "
+                    + "address only, and the secret key with --secret-key")
+        }
         guard !rest.contains("/"), !rest.contains("?"), !rest.isEmpty else {
-            throw OptionError("--url takes no path: the endpoints' paths are the contract's (\"\(text)\")")
+            throw OptionError("\(option) takes no path: the endpoints' paths are the contract's (\"\(text)\")")
         }
         var host = String(rest)
         var port = 80
         if rest.hasPrefix("[") {
             // [IPv6]:port
-            guard let close = rest.firstIndex(of: "]") else { throw OptionError("--url: unclosed [ in \"\(text)\"") }
+            guard let close = rest.firstIndex(of: "]") else {
+                throw OptionError("\(option): unclosed [ in \"\(text)\"")
+            }
             host = String(rest[rest.index(after: rest.startIndex)..<close])
             let tail = rest[rest.index(after: close)...]
-            if tail.hasPrefix(":") { port = try portNumber(String(tail.dropFirst()), text) }
+            if tail.hasPrefix(":") { port = try portNumber(String(tail.dropFirst()), text, option) }
         } else if let colon = rest.lastIndex(of: ":") {
             host = String(rest[..<colon])
-            port = try portNumber(String(rest[rest.index(after: colon)...]), text)
+            port = try portNumber(String(rest[rest.index(after: colon)...]), text, option)
         }
-        guard !host.isEmpty else { throw OptionError("--url has no host: \"\(text)\"") }
+        guard !host.isEmpty else { throw OptionError("\(option) has no host: \"\(text)\"") }
         // The host goes into every request's Host line: a name, an IPv4 address, or (bracketed) an IPv6 one.
         let allowed = rest.hasPrefix("[") ? "0123456789abcdefABCDEF:.%" : ""
         guard host.unicodeScalars.allSatisfy({ isHostCharacter($0) || allowed.unicodeScalars.contains($0) }) else {
-            throw OptionError("--url: the host may hold letters, digits, '.', '-' and '_' only, not \"\(host)\"")
+            throw OptionError("\(option): the host may hold letters, digits, '.', '-' and '_' only, not \"\(host)\"")
         }
         return (host, port)
+    }
+
+    /// `text` with anything up to an `@` in its authority shown as `***`: what a refusal may repeat.
+    static func redacted(_ text: String) -> String {
+        guard let schemeEnd = text.firstRange(of: "://") else { return text }
+        let rest = text[schemeEnd.upperBound...]
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return text }
+        return String(text[..<schemeEnd.upperBound]) + "***" + String(rest[at...])
+    }
+
+    /// `[a-z0-9-]{1,16}`: the run tag starts every install, visit and event id of the run.
+    package static func runTag(_ text: String) throws(OptionError) -> String {
+        let bytes = text.utf8
+        guard (1...16).contains(bytes.count),
+            bytes.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == UInt8(ascii: "-") })
+        else {
+            throw OptionError("--run-tag must be 1 to 16 of a-z, 0-9 and '-', not \"\(text)\"")
+        }
+        return text
     }
 
     private static func isHostCharacter(_ scalar: Unicode.Scalar) -> Bool {
@@ -70,9 +103,9 @@ extension LoadSettings {
         return text
     }
 
-    private static func portNumber(_ text: String, _ url: String) throws(OptionError) -> Int {
+    private static func portNumber(_ text: String, _ url: String, _ option: String) throws(OptionError) -> Int {
         guard let port = Int(text), (1...65_535).contains(port) else {
-            throw OptionError("--url: the port must be 1 to 65535 in \"\(url)\"")
+            throw OptionError("\(option): the port must be 1 to 65535 in \"\(url)\"")
         }
         return port
     }

@@ -33,14 +33,18 @@ package struct LoadSettings: Sendable {
     package var thresholds: [String] = []
     package var quiet = false
     /// The prefix of the run's install and event ids (`load-<runTag>-<n>`, `<runTag>-<n>-<counter>`): drawn
-    /// afresh for each run, so that two runs with one seed do not collide on a server that keeps both.
+    /// afresh for each run (so that two runs with one seed do not collide on a server that keeps both), or
+    /// given with `--run-tag` so that a run can be repeated id for id against a fresh server.
     package var runTag = "run"
-    /// How long to wait for answers and retries after the last visit, at most.
+    /// How long to wait for answers and retries after the last visit, at most (`--drain`).
     package var drainLimit: Duration = .seconds(30)
+    /// How long an interrupted run (Ctrl-C) sends what is pending and waits for answers, at most.
+    package var interruptDrainLimit: Duration = .seconds(3)
 
     package init() {}
 
-    package var url: String { "http://\(host):\(port)" }
+    /// The target as printed: an IPv6 address bracketed (RFC 3986 §3.2.2), as it must be typed.
+    package var url: String { host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)" }
 
     package var schedule: ArrivalSchedule {
         ArrivalSchedule(

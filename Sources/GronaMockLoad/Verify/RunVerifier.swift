@@ -16,14 +16,16 @@ package struct RunVerifier {
     }
 
     package func verify() throws(LoadRunError) -> LoadVerification {
-        let client: HTTPClient
-        do {
-            client = try HTTPClient(
-                HTTPClient.Configuration(
-                    host: settings.host, port: settings.port, maxConnections: 1, timeout: settings.timeout))
-        } catch {
-            throw LoadRunError("cannot start the client: \(error)")
-        }
+        try verifyWithSamples().verification
+    }
+
+    /// `verify()`, with up to 10 eventIDs stored but never acknowledged (for
+    /// `LoadVerification.sampleUnacknowledged`, once the report has it).
+    package func verifyWithSamples() throws(LoadRunError) -> (
+        verification: LoadVerification, sampleUnacknowledged: [String]
+    ) {
+        let client = try Self.client(settings)
+        var sampleUnacknowledged: [String] = []
         var seen = StoredEventSet(installs: settings.installs)
         var verification = LoadVerification()
         let prefix = Array((result.runTag + "-").utf8)
@@ -42,12 +44,14 @@ package struct RunVerifier {
                 // not given a bit: the set stays bounded by what the run logged.
                 guard install < result.loggedPerInstall.count, counter < result.loggedPerInstall[install] else {
                     verification.unacknowledged += 1
+                    if sampleUnacknowledged.count < 10 { sampleUnacknowledged.append(id) }
                     continue
                 }
                 if !seen.insert(install: install, counter: counter) {
                     verification.doubled += 1
                 } else if !result.acknowledged.contains(install: install, counter: counter) {
                     verification.unacknowledged += 1
+                    if sampleUnacknowledged.count < 10 { sampleUnacknowledged.append(id) }
                 }
             }
             cursor = page["nextCursor"]?.stringValue
@@ -77,7 +81,17 @@ package struct RunVerifier {
                 verification.sampleViolations.append("\(rule): \(violation["message"]?.stringValue ?? "")")
             }
         }
-        return verification
+        return (verification, sampleUnacknowledged)
+    }
+
+    static func client(_ settings: LoadSettings) throws(LoadRunError) -> HTTPClient {
+        do {
+            return try HTTPClient(
+                HTTPClient.Configuration(
+                    host: settings.host, port: settings.port, maxConnections: 1, timeout: settings.timeout))
+        } catch {
+            throw LoadRunError("cannot start the client: \(error)")
+        }
     }
 
     private func get(_ path: String, _ client: HTTPClient) throws(LoadRunError) -> JSONValue {
@@ -88,14 +102,11 @@ package struct RunVerifier {
                 tag: RequestTag(endpoint: nil), method: "GET", path: path, host: client.host, headers: headers,
                 intendedStart: MonotonicClock.now()))
         guard case .response(let head, let body) = completion.outcome else {
-            throw LoadRunError("--verify: GET \(path): \(completion.failureDescription)")
+            throw LoadRunError("GET \(path): \(completion.failureDescription)")
         }
-        guard head.status == 200 else {
-            let hint = head.status == 401 ? " (give --admin-token)" : ""
-            throw LoadRunError("--verify: GET \(path) answered \(head.status)\(hint)")
-        }
+        guard head.status == 200 else { throw LoadRunError("GET \(path) answered \(head.status)") }
         guard let value = try? JSONParser().parse(body)
-        else { throw LoadRunError("--verify: GET \(path) did not answer JSON") }
+        else { throw LoadRunError("GET \(path) did not answer JSON") }
         return value
     }
 
@@ -107,13 +118,13 @@ package struct RunVerifier {
         -> Int64
     {
         guard isCursor(text), let value = Int64(text) else {
-            throw LoadRunError("--verify: GET /_mock/events gave a cursor that is not a number")
+            throw LoadRunError("GET /_mock/events gave a cursor that is not a number")
         }
         guard value > previous else {
-            throw LoadRunError("--verify: GET /_mock/events gave a cursor that does not advance (\(text))")
+            throw LoadRunError("GET /_mock/events gave a cursor that does not advance (\(text))")
         }
         guard !pageWasEmpty else {
-            throw LoadRunError("--verify: GET /_mock/events gave an empty page with a next cursor")
+            throw LoadRunError("GET /_mock/events gave an empty page with a next cursor")
         }
         return value
     }
