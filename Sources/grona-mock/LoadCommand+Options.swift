@@ -9,10 +9,11 @@ import Darwin
 #endif
 
 extension LoadCommand {
-    /// The settings the options say; a usage error names the option at fault.
-    static func settings(from parsed: ParsedOptions) throws(UsageError) -> LoadSettings {
+    /// The settings the options say; a usage error names the option at fault (or the environment variable
+    /// that gave the value). `arguments` tell an option given from one left to its default.
+    static func settings(from parsed: ParsedOptions, arguments: [String]) throws(UsageError) -> LoadSettings {
         do {
-            return try makeSettings(parsed)
+            return try makeSettings(parsed, given: { name in isGiven(name, in: arguments) })
         } catch let error as UsageError {
             throw error
         } catch let error as LoadSettings.OptionError {
@@ -22,9 +23,10 @@ extension LoadCommand {
         }
     }
 
-    private static func makeSettings(_ parsed: ParsedOptions) throws -> LoadSettings {
+    private static func makeSettings(_ parsed: ParsedOptions, given: (String) -> Bool) throws -> LoadSettings {
         var settings = LoadSettings()
-        (settings.host, settings.port) = try LoadSettings.target(parsed.value("url") ?? "http://127.0.0.1:8080")
+        (settings.host, settings.port) = try LoadSettings.target(
+            parsed.value("url") ?? "http://127.0.0.1:8080", option: given("url") ? "--url" : "GRONA_MOCK_URL")
         let workspace = parsed.value("workspace") ?? "acme-market"
         guard isWorkspaceKey(workspace) else {
             throw UsageError("--workspace must be a workspace key ([a-z0-9][a-z0-9-]{0,62}), not \"\(workspace)\"")
@@ -35,6 +37,11 @@ extension LoadCommand {
         settings.rampFrom = try LoadSettings.rate(
             parsed.value("ramp-from") ?? "0", option: "ramp-from", allowZero: true)
         settings.ramp = try LoadSettings.duration(parsed.value("ramp") ?? "0s", option: "ramp")
+        // Refused rather than ignored: alone it changes nothing, and a CI job that asked for a ramp it does not
+        // get would measure something else without a word.
+        if given("ramp-from") && settings.ramp == .zero {
+            throw UsageError("--ramp-from needs --ramp, the time the climb to --rate takes (such as --ramp 30s)")
+        }
         settings.duration = try LoadSettings.duration(parsed.value("duration") ?? "10s", option: "duration")
         guard settings.duration > .zero else { throw UsageError("--duration must be longer than 0") }
         if let seed = parsed.value("seed") {
@@ -45,7 +52,7 @@ extension LoadCommand {
         } else {
             settings.seed = drawnSeed()
         }
-        settings.runTag = runTag()
+        settings.runTag = try parsed.value("run-tag").map(LoadSettings.runTag) ?? runTag()
         settings.batchSize = try parsed.integer("batch-size", in: 1...500) ?? 50
         settings.batchAge = try LoadSettings.duration(parsed.value("batch-age") ?? "2s", option: "batch-age")
         settings.maxInFlight = try parsed.integer("max-in-flight", in: 1...100_000) ?? 256
@@ -70,8 +77,13 @@ extension LoadCommand {
         settings.jsonPath = parsed.value("json")
         settings.thresholds = parsed.allValues("threshold")
         settings.quiet = parsed.flag("quiet")
-        settings.drainLimit = max(.seconds(30), settings.timeout * 2)
+        settings.drainLimit = try LoadSettings.duration(parsed.value("drain") ?? "30s", option: "drain")
         return settings
+    }
+
+    /// Whether `--name` is on the command line (as `--name V` or `--name=V`), not from a variable or default.
+    private static func isGiven(_ name: String, in arguments: [String]) -> Bool {
+        arguments.contains { $0 == "--\(name)" || $0.hasPrefix("--\(name)=") }
     }
 
     /// `[a-z0-9][a-z0-9-]{0,62}` (contract §1): the key goes into paths.

@@ -20,8 +20,13 @@ enum LoadCommand {
         .value("rate", "R", default: "20", help: "Visits per second, fleet-wide (decimals allowed)."),
         .value("ramp", "D", default: "0s", help: "Climb linearly from --ramp-from to --rate over D, then hold."),
         .value("ramp-from", "R", default: "0", help: "Visits per second at the start of the ramp."),
-        .value("duration", "D", default: "10s", help: "How long visits are started; then batches are flushed."),
+        .value("duration", "D", default: "10s", help: "How long visits are started; then the drain (see below)."),
+        .value("drain", "D", default: "30s", help: "After --duration, how long answers and retries are awaited."),
         .value("seed", "N", help: "Makes installs, visits and jitter reproducible (default: drawn, and printed)."),
+        .value(
+            "run-tag", "TAG",
+            help: "Prefix of the run's install and event ids ([a-z0-9-]{1,16}; default: drawn). With the same "
+                + "--seed, a fresh server gets the same installs, visits and events."),
         .value("batch-size", "N", default: "50", help: "Events per batch, the SDK's size limit (1 to 500)."),
         .value("batch-age", "D", default: "2s", help: "A batch is sent when its oldest event is this old."),
         .value("max-in-flight", "N", default: "256", help: "Requests in flight at most; a visit due then is dropped."),
@@ -38,7 +43,9 @@ enum LoadCommand {
         .value(
             "admin-token", "TOKEN", environment: "GRONA_MOCK_ADMIN_TOKEN", help: "For --verify's /_mock calls."),
         .value("json", "FILE", help: "Write the whole report as JSON (- for stdout)."),
-        .value("threshold", "EXPR", help: "Repeatable, k6 style (events.p99<10ms); a broken one exits 99."),
+        .value(
+            "threshold", "EXPR",
+            help: "Repeatable, k6 style (events.p99<10ms); one not kept exits 99, a malformed one exits 2."),
         .flag("quiet", help: "No progress line."),
     ]
 
@@ -50,9 +57,14 @@ enum LoadCommand {
         and sends its events in gzipped batches with retries. Visits start at --rate whatever the answers (an
         open model); latency counts from each request's intended start.
 
-        Durations: 500ms, 10s, 2m, or a number of seconds.
-        Exit status: 0 passed; 1 the run could not be made; 2 usage; 98 --verify found lost, doubled or
-        unacknowledged events, or violations; 99 a threshold broke.
+        At the end of --duration no visit starts: every install sends what it holds at once, and answers and
+        retries are awaited for at most --drain; events still unsent then are counted as unsent. Ctrl-C stops
+        early: the same, for at most 3s, then the report of what ran (exit 130); a second Ctrl-C quits at once.
+
+        Durations: 500ms, 10s, 2m, or a number of seconds (up to a day).
+        Exit status: 0 passed; 1 the run could not be made (or --verify could not check it); 2 usage;
+        98 --verify found lost, doubled or unacknowledged events, or violations; 99 a threshold broke;
+        130 interrupted.
 
         OPTIONS:
         \(ParsedOptions.help(for: specs))
@@ -67,7 +79,7 @@ enum LoadCommand {
                 Console.out(usage)
                 return 0
             }
-            settings = try self.settings(from: parsed)
+            settings = try self.settings(from: parsed, arguments: arguments)
             thresholds = try settings.thresholds.map { expression throws(UsageError) in
                 do {
                     return try Threshold(parsing: expression, verifyEnabled: settings.verify)
@@ -75,18 +87,24 @@ enum LoadCommand {
                     throw UsageError("\(error)")
                 }
             }
+            if let path = settings.jsonPath, path != "-" { try checkWritable(path) }
         } catch {
             Console.error("grona-mock load: \(error.message)\nRun 'grona-mock load --help' for the options.")
             return 2
         }
+        for warning in warnings(for: settings) { Console.error("grona-mock load: warning: \(warning)") }
         let description = self.description(of: settings)
-        Console.error(
-            "grona-mock load: \(settings.installs) installs at \(settings.rate) visits/s for "
-                + "\(settings.duration.seconds)s against \(description.url) (workspace \(settings.workspace), "
-                + "seed \(settings.seed), run \(settings.runTag))")
+        // From here Ctrl-C asks for a report (the run stops as soon as its loop starts, after the checks
+        // below, which are bounded by --timeout); a second one quits.
+        LoadInterrupt.install()
+        if !settings.quiet { Console.error(startLine(settings)) }
         let runner: FleetRunner
         do {
             runner = try FleetRunner(settings: settings)
+            if settings.verify { try RunVerifier.checkAvailable(settings) }
+        } catch let error as VerifyUnavailable {
+            Console.error("grona-mock load: \(error)")
+            return error.isUsage ? 2 : 1
         } catch {
             Console.error("grona-mock load: \(error)")
             return 1
@@ -99,21 +117,39 @@ enum LoadCommand {
                 intervalLatency: progress.intervalLatency)
             if let line { Console.error(line, newline: false) }
         }
+        var announced = false
+        runner.stopWhen {
+            guard LoadInterrupt.isRequested else { return false }
+            if !announced {
+                announced = true
+                Console.error(
+                    mode.clearLine + "grona-mock load: interrupted: no more visits; sending what is pending for at "
+                        + "most \(clock(settings.interruptDrainLimit)) (interrupt again to quit now)")
+            }
+            return true
+        }
         let result = runner.run()
         if !mode.clearLine.isEmpty { Console.error(mode.clearLine, newline: false) }
         var verification: LoadVerification?
-        if settings.verify {
+        var verifyError: String?
+        if settings.verify && result.statistics.interrupted {
+            verifyError = "--verify was skipped: the run was interrupted"
+        } else if settings.verify {
             do {
                 verification = try RunVerifier(settings: settings, result: result).verify()
             } catch {
-                Console.error("grona-mock load: --verify could not check the run: \(error)")
-                return 1
+                verifyError = "--verify could not check the run: \(error)"
             }
         }
         let report = LoadReport(
             run: description, statistics: result.statistics, elapsedSeconds: result.elapsedSeconds,
             verification: verification, evaluating: thresholds)
-        return write(report, jsonPath: settings.jsonPath)
+        var status = write(report, jsonPath: settings.jsonPath)
+        if let verifyError {
+            Console.error("grona-mock load: \(verifyError)")
+            status = 1
+        }
+        return result.statistics.interrupted ? LoadInterrupt.exitStatus : status
     }
 
     /// Prints the text report, and writes the JSON one where `--json` says: with `--json -` the JSON goes to
