@@ -49,6 +49,9 @@ extension FleetRunner {
                     intendedStart: MonotonicClock.now()))
             guard case .response(let head, let body) = completion.outcome else {
                 failures.append(completion.failureDescription)
+                // A service that did not answer within --timeout has had its chance: four of them would
+                // keep the user waiting four timeouts for an exit status.
+                if case .failure(.timeout) = completion.outcome { break }
                 continue
             }
             guard head.status == 200 else {
@@ -62,7 +65,7 @@ extension FleetRunner {
         }
         let reasons = failures.enumerated().map { "\($0.offset + 1)) \($0.element)" }.joined(separator: "; ")
         throw LoadRunError(
-            "GET \(path) failed \(failures.count) times, the configuration could not be fetched and verified: "
+            "GET \(path) failed \(failures.count == 1 ? "once" : "\(failures.count) times"), the configuration could not be fetched and verified: "
                 + reasons)
     }
 
