@@ -52,7 +52,6 @@ extension LoadCommand {
         } else {
             settings.seed = drawnSeed()
         }
-        settings.runTagGiven = parsed.value("run-tag") != nil
         settings.runTag = try parsed.value("run-tag").map(LoadSettings.runTag) ?? runTag()
         settings.batchSize = try parsed.integer("batch-size", in: 1...500) ?? 50
         settings.batchAge = try LoadSettings.duration(parsed.value("batch-age") ?? "2s", option: "batch-age")

@@ -36,8 +36,6 @@ package struct LoadSettings: Sendable {
     /// afresh for each run (so that two runs with one seed do not collide on a server that keeps both), or
     /// given with `--run-tag` so that a run can be repeated id for id against a fresh server.
     package var runTag = "run"
-    /// Whether `runTag` was given (`--run-tag`) rather than drawn: only a given one repeats a run.
-    package var runTagGiven = false
     /// How long to wait for answers and retries after the last visit, at most (`--drain`).
     package var drainLimit: Duration = .seconds(30)
     /// How long an interrupted run (Ctrl-C) sends what is pending and waits for answers, at most.
