@@ -53,14 +53,19 @@ final class ScriptedServer: @unchecked Sendable {
 
     func stop() {
         lock.withLock { stopped = true }
+        // Shut down, not closed: the accept thread closes it as it leaves. Closed here, its number could be
+        // reused by another test's socket before that thread (perhaps not yet started) called accept on it,
+        // and it would take that test's connections (parallel tests saw .closed or another's replies).
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
     }
 
     private func acceptLoop() {
         while true {
             let fd = accept(listener, nil, nil)
-            guard fd >= 0 else { return }
+            guard fd >= 0 else {
+                close(listener)
+                return
+            }
             Thread.detachNewThread { [self] in serve(fd) }
         }
     }
