@@ -22,8 +22,8 @@ package struct LoadRunDescription: Sendable, Equatable {
     /// `--offline F:D`: the share of installs that go offline once, and for how long; 0 and 0 when off.
     package var offlineShare: Double
     package var offlineSeconds: Double
-    /// `--run-tag`, when given: the prefix of the run's install and event ids. Nil when it was drawn, since a
-    /// drawn tag is the run's own and repeating it would not make another run comparable.
+    /// The prefix of the run's install and event ids (`--run-tag`, or drawn): what finds the run's events on
+    /// the server afterwards. Nil when the caller does not say; then the report does not mention it.
     package var runTag: String?
     /// The grona-mock version that ran the load.
     package var version: String
