@@ -87,6 +87,9 @@ package struct ThresholdError: Error, Sendable, Equatable, CustomStringConvertib
     }
 
     package var description: String {
-        "threshold \"\(expression)\": \(problem.sentence).\n  valid metrics: \(ThresholdMetric.validMetrics)"
+        let sentence = problem.sentence
+        // A sentence that ends with a question (did you mean ...?) takes no full stop after it.
+        let stop = sentence.hasSuffix("?") ? "" : "."
+        return "threshold \"\(expression)\": \(sentence)\(stop)\n  valid metrics: \(ThresholdMetric.validMetrics)"
     }
 }

@@ -188,6 +188,19 @@ import Testing
         }
     }
 
+    @Test func aQuestionEndsTheSentence() {
+        let message = ThresholdError(expression: "verify.double==0", problem: .unknownMetric("verify.double"))
+        #expect(
+            message.description.hasPrefix(
+                "threshold \"verify.double==0\": unknown metric \"verify.double\"; "
+                    + "did you mean verify.doubled?\n  valid metrics: "))
+        let hex = ThresholdError(expression: "errors.count<0x10", problem: .hexadecimal("0x10"))
+        #expect(
+            hex.description.hasPrefix(
+                "threshold \"errors.count<0x10\": \"0x10\" is not a number: hexadecimal "
+                    + "is not accepted; write decimal digits such as 16.\n"))
+    }
+
     /// Every refusal lists every metric, so that the fix is on the screen.
     @Test func theMessageListsTheValidMetrics() {
         let message = ThresholdError(expression: "events.p95<1ms", problem: .unknownMetric("events.p95")).description
