@@ -97,6 +97,6 @@ struct SQLiteStorageTests {
         #expect(error?.kind == .unavailable)
         try other.execute("ROLLBACK")
         // The failed commit left no transaction open: the next one goes through.
-        #expect(try storage.commit([.batch(batch)]) == [.batch(EventBatchResult(accepted: 1, duplicates: 0))])
+        #expect(try storage.commit([.batch(batch)]) == [.batch(EventBatchResult(accepted: 1, duplicateIndexes: []))])
     }
 }

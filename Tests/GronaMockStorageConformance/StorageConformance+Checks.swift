@@ -6,9 +6,9 @@ extension StorageConformance {
     static let writingChecks: [StorageConformance] = [
         StorageConformance("a batch is stored, and a repeated eventID is a duplicate") { storage in
             let first = try storage.commit([Sample.batch([Sample.event("a"), Sample.event("b")])])
-            try expectEqual(first, [.batch(EventBatchResult(accepted: 2, duplicates: 0))], "first batch")
+            try expectEqual(first, [.batch(EventBatchResult(accepted: 2, duplicateIndexes: []))], "first batch")
             let again = try storage.commit([Sample.batch([Sample.event("b"), Sample.event("c")])])
-            try expectEqual(again, [.batch(EventBatchResult(accepted: 1, duplicates: 1))], "second batch")
+            try expectEqual(again, [.batch(EventBatchResult(accepted: 1, duplicateIndexes: [0]))], "second batch")
             try expectEqual(try storage.eventCount(), 3, "eventCount")
             try expectEqual(try Sample.all(storage).map(\.json), ["a", "b", "c"].map { Sample.event($0).json }, "json")
         },
@@ -27,8 +27,8 @@ extension StorageConformance {
             try expectEqual(
                 outcomes,
                 [
-                    .batch(EventBatchResult(accepted: 1, duplicates: 0)), .probed,
-                    .batch(EventBatchResult(accepted: 0, duplicates: 1)), .deleted(events: 0),
+                    .batch(EventBatchResult(accepted: 1, duplicateIndexes: [])), .probed,
+                    .batch(EventBatchResult(accepted: 0, duplicateIndexes: [0])), .deleted(events: 0),
                 ], "outcomes")
         },
         StorageConformance("a stored event keeps the server's fields") { storage in
