@@ -74,6 +74,7 @@ final class SQLiteConnection {
     /// Opens (creating if needed) the database at `path`; `:memory:` is a private in-memory database.
     /// The handle is closed even when opening fails half-way.
     init(path: String, readOnly: Bool = false) throws(SQLiteError) {
+        _ = Self.configured
         var handle: OpaquePointer?
         let flags = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         let status = sqlite3_open_v2(path, &handle, flags | SQLITE_OPEN_NOMUTEX, nil)
@@ -86,6 +87,10 @@ final class SQLiteConnection {
         sqlite3_busy_timeout(handle, 5000)
         sqlite3_extended_result_codes(handle, 1)
     }
+
+    /// Process-wide settings, applied once before the first connection opens (SQLite takes them only before it
+    /// initializes): no memory statistics, whose global mutex every allocation would take.
+    private static let configured: Void = { _ = grona_sqlite3_disable_memory_statistics() }()
 
     /// How long a statement waits for another connection's lock before failing with SQLITE_BUSY.
     func setBusyTimeout(milliseconds: Int32) { sqlite3_busy_timeout(handle, milliseconds) }
