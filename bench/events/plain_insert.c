@@ -6,7 +6,9 @@
  * (the script dumps it with `sqlite3 <db> .schema` and passes the file), the same INSERT statement as
  * grona-mock's writer (INSERT OR IGNORE with all 18 columns, checking sqlite3_changes() per row as the
  * server does for duplicates), one prepared statement reused for every row, WAL, synchronous=NORMAL, and one
- * BEGIN IMMEDIATE ... COMMIT per batch of BATCH rows.
+ * BEGIN IMMEDIATE ... COMMIT per BATCH rows. bench/events.sh runs it twice per measurement: with BATCH set to
+ * BULK_ROWS (the bulk insert, the target's reference: large transactions, where rows/s has stopped growing) and
+ * with BATCH set to the server's batch size (one transaction per request, the second column).
  *
  * Each row carries the same values the server stores for the events bench/events.sh posts, including a JSON
  * blob built like the server's (the event re-serialized, about 230 bytes), with an event id of the same shape.
