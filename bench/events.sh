@@ -298,8 +298,8 @@ measure_grona() {
 # ---- the reference ---------------------------------------------------------------------------------------
 
 # Runs plain_insert: WARM untimed rows, then TIMED timed ones, in transactions of ROWS; sets PLAIN_LAST_RATE to its
-# rows per second, PLAIN_LAST_CPU to its rows per CPU second and PLAIN_LAST_JSON to its average JSON size: plain_insert_rate ROWS WARM TIMED NAME. (Not called in a
-# $(...) subshell, where die would stop only the subshell.)
+# rows per second, PLAIN_LAST_CPU to its rows per CPU second and PLAIN_LAST_JSON to its average JSON size:
+# plain_insert_rate ROWS WARM TIMED NAME. (Not called in a $(...) subshell, where die would stop only the subshell.)
 plain_insert_rate() {
     local rows="$1" warm="$2" timed="$3" name="$4"
     local db="$WORK/plain.sqlite" out="$WORK/plain-$4.txt"
