@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/events.sh: events ingested per second through POST /v1/mobile/events at full load, measured against a plain
-# C program bulk-inserting the same rows into the same SQLite schema; and grona-mock's resident memory over millions
-# of events.
+# C program bulk-inserting the same rows into the same SQLite schema; and the latency at half that peak, measured
+# with `grona-mock load` (an open model). Resident memory over millions of events is bench/memory.sh.
 #
 # A 200 from the events endpoint means the batch is committed to SQLite (WAL, synchronous=NORMAL, group commit on
 # one writer thread), so the rate at which grona-mock acknowledges events is bounded by the rate at which SQLite
@@ -19,8 +19,12 @@
 #      unique event ids) after a warm-up, the events stored are counted with sqlite3 and must match what was
 #      acknowledged, then plain_insert inserts as many rows (after as many untimed rows as the warm-up left), in
 #      bulk and per batch, with no server running. Each round gives a ratio; the verdict takes the median;
-#   2. unless SKIP_MEMORY=1: a fresh grona-mock takes batches of 100 until it has stored MEMORY_EVENTS events,
-#      while its VmRSS is sampled from /proc;
+#   2. unless SKIP_HALF=1: half load. A fresh grona-mock takes a simulated SDK fleet from `grona-mock load`
+#      (batches of 50, gzipped, HALF_INSTALLS installs) at half the median peak of batch 50, for DURATION seconds
+#      after a two-second ramp;
+#      the visit rate is calibrated first with a short run (events per visit). The figure is the events endpoint's
+#      p99 from the load tool's HDR histogram, measured from each batch's intended start (so a stall of the server
+#      is not hidden by the generator waiting for it: no coordinated omission). Target: under 10 ms;
 #   3. a results table with the targets and PASS / BELOW TARGET lines.
 # SWEEP=1 instead prints plain_insert's rows/s for transactions of 50 to 50,000 rows, to choose BULK_ROWS.
 #
@@ -30,9 +34,8 @@
 #                      ROUNDS          interleaved rounds of the peak measurement (default 3)
 #                      CONNECTIONS     wrk connections (default 32)
 #                      BULK_ROWS       rows per transaction of the bulk reference (default 2000)
-#                      MEMORY_EVENTS   events to store in the memory run (default 5000000)
-#                      MEMORY_TIMEOUT  seconds the memory run may take at most (default 1200)
-#                      SKIP_MEMORY     1 skips the memory run
+#                      HALF_INSTALLS   simulated installs in the half-load run (default 500)
+#                      SKIP_HALF       1 skips the half-load run
 #                      SWEEP           1 prints the bulk insert's rows/s by transaction size and stops
 #                      GRONA_BIN       measure this grona-mock binary instead of building one (a before/after)
 #
@@ -50,11 +53,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # Events per second at full load, as a fraction of the bulk insert of the same rows (issue 14).
 readonly TARGET_RATIO="0.90"
-readonly RSS_LIMIT_MIB=150
-# The last memory sample may be at most this much above the one at the first step (1M events) to count as flat.
-readonly RSS_FLAT_TOLERANCE="0.20"
 readonly BATCH_SIZES=(50 100)
-readonly MEMORY_BATCH=100
+# The events endpoint's p99 at half the peak of batch 50, in milliseconds (issue 14).
+readonly HALF_P99_TARGET_MS=10
 # Enough requests in flight that the writer always finds the next group waiting when it finishes one (a group
 # takes what arrived during the previous commit), without so many that the loops' queues only add latency.
 CONNECTIONS="${CONNECTIONS:-32}"
@@ -66,12 +67,9 @@ ROUNDS="${ROUNDS:-3}"
 # Where plain_insert's rows/s stop growing with the transaction size (SWEEP=1 shows the curve).
 BULK_ROWS="${BULK_ROWS:-2000}"
 readonly SWEEP_SIZES=(50 100 500 1000 2000 5000 10000 50000)
-MEMORY_EVENTS="${MEMORY_EVENTS:-5000000}"
-MEMORY_TIMEOUT="${MEMORY_TIMEOUT:-1200}"
-SKIP_MEMORY="${SKIP_MEMORY:-0}"
+HALF_INSTALLS="${HALF_INSTALLS:-500}"
+SKIP_HALF="${SKIP_HALF:-0}"
 SWEEP="${SWEEP:-0}"
-# Seconds between two memory samples.
-readonly MEMORY_SAMPLE_EVERY=2
 
 # Filled in by the peak measurement, per "batch,round".
 declare -A RPS=() ELAPSED=() P50=() P99=() WRK_ERRORS=() ACKED=() STORED=() BEFORE=() REJECTED=() CHECKS=()
@@ -79,15 +77,9 @@ declare -A GRONA_CORES=() THREADS_CORES=() WRK_CORES=() OTHER_CORES=() GRONA_JSO
 declare -A BULK_RPS=() PLAIN_RPS=() PLAIN_JSON=() EVENTS_S=() RATIO_BULK=() RATIO_BATCH=()
 # The peak per batch size, medians of the rounds.
 declare -A PEAK_EVENTS_S=() PEAK_RATIO=()
-# Filled in by the memory run.
-MEM_DONE=""
-MEM_STEP=""
-MEM_BASE_KB=""
-MEM_LAST_KB=""
-MEM_PEAK_KB=""
-MEM_STORED=""
-MEM_SECONDS=""
-MEM_NOTE=""
+# Filled in by the half-load run.
+HALF_TARGET="" HALF_RATE="" HALF_EVENTS_S="" HALF_P50="" HALF_P99="" HALF_P999="" HALF_MAX="" HALF_ERRORS=""
+HALF_DROPPED="" HALF_NOTE=""
 # Set by plain_insert_rate.
 PLAIN_LAST_RATE=""
 PLAIN_LAST_CPU=""
@@ -99,14 +91,9 @@ PLAIN_LAST_JSON=""
 
 check_settings() {
     check_durations
-    MEMORY_TIMEOUT="${MEMORY_TIMEOUT%s}"
-    # Accept 5000000, 5,000,000 or 5_000_000.
-    MEMORY_EVENTS="${MEMORY_EVENTS//[,_]/}"
     BULK_ROWS="${BULK_ROWS//[,_]/}"
-    [[ "$MEMORY_EVENTS" =~ ^[1-9][0-9]*$ ]] || die "MEMORY_EVENTS must be a positive whole number, got '$MEMORY_EVENTS'"
-    ((MEMORY_EVENTS >= 5 * MEMORY_BATCH)) || die "MEMORY_EVENTS must be at least $((5 * MEMORY_BATCH))"
-    [[ "$MEMORY_TIMEOUT" =~ ^[1-9][0-9]*$ ]] || die "MEMORY_TIMEOUT must be a whole number of seconds, got '$MEMORY_TIMEOUT'"
-    [[ "$SKIP_MEMORY" =~ ^(0|1|)$ ]] || die "SKIP_MEMORY must be 1 or 0, got '$SKIP_MEMORY'"
+    [[ "$SKIP_HALF" =~ ^(0|1|)$ ]] || die "SKIP_HALF must be 1 or 0, got '$SKIP_HALF'"
+    [[ "$HALF_INSTALLS" =~ ^[1-9][0-9]{0,5}$ ]] || die "HALF_INSTALLS must be a whole number from 1 to 999999, got '$HALF_INSTALLS'"
     [[ "$SWEEP" =~ ^(0|1|)$ ]] || die "SWEEP must be 1 or 0, got '$SWEEP'"
     [[ "$ROUNDS" =~ ^[1-9][0-9]?$ ]] || die "ROUNDS must be a whole number from 1 to 99, got '$ROUNDS'"
     [[ "$CONNECTIONS" =~ ^[1-9][0-9]{0,3}$ ]] || die "CONNECTIONS must be a whole number from 1 to 9999, got '$CONNECTIONS'"
@@ -118,10 +105,11 @@ ensure_tools() {
     want_command curl curl
     want_command sqlite3 sqlite3
     want_command gcc gcc
+    want_command python3 python3
     # The header and the unversioned libsqlite3.so that -lsqlite3 links against.
     [[ -f /usr/include/sqlite3.h ]] || MISSING_PACKAGES+=(libsqlite3-dev)
     install_missing
-    require_commands wrk curl sqlite3 gcc timeout awk
+    require_commands wrk curl sqlite3 gcc timeout awk python3
     [[ -f /usr/include/sqlite3.h ]] || die "sqlite3.h is still missing (libsqlite3-dev)"
 }
 
@@ -170,8 +158,9 @@ post_check_batch() {
     local body="{\"workspaceKey\":\"acme-market\",\"installID\":\"bench-$tag\","
     body+="\"sdk\":{\"platform\":\"ios\",\"version\":\"1.4.0\"},\"app\":{\"id\":\"com.acme.market\",\"version\":\"5.2.0\"},"
     body+="\"sentAt\":1764478800123,\"events\":[$events]}"
+    rm -f "$file"
     curl -sS --max-time 10 -o "$file" -w '%{http_code}' -X POST -H "Content-Type: application/json" \
-        --data-binary "$body" "$GRONA_BASE$EVENTS_PATH"
+        --data-binary "$body" "$GRONA_BASE$EVENTS_PATH" 2>>"$WORK/check-curl.err"
 }
 
 # Measuring an endpoint that refuses or rejects the events would be meaningless: a batch must be answered 200
@@ -184,7 +173,8 @@ verify_events() {
     local answer
     answer="$(tr -d ' \n' <"$WORK/check.json" 2>/dev/null || true)"
     if [[ "$status" != 200 || "$answer" != "$expected" ]]; then
-        log "POST $EVENTS_PATH with $batch events answered HTTP '${status:-nothing}':"
+        log "POST $EVENTS_PATH with $batch events answered HTTP '${status:-nothing}'; curl said:"
+        tail -n 5 "$WORK/check-curl.err" >&2 2>/dev/null || true
         head -c 2000 "$WORK/check.json" >&2 2>/dev/null || true
         echo >&2
         cat "$WORK/grona.err" >&2 || true
@@ -390,109 +380,53 @@ sweep_bulk() {
     log "== load average $(load_average)"
 }
 
-# ---- memory ------------------------------------------------------------------------------------------------
+# ---- half load ---------------------------------------------------------------------------------------------
 
-# Resident memory of a process in KiB (VmRSS, or VmHWM for the peak); empty if it is gone.
-rss_kb() {
-    awk -v f="${2:-VmRSS}:" '$1 == f { print $2 }' "/proc/$1/status" 2>/dev/null || true
+# Runs `grona-mock load` against the running server: load_run RATE SECONDS JSON-FILE [OPTIONS...].
+load_run() {
+    local rate="$1" seconds="$2" json="$3"
+    shift 3
+    run_child "grona-mock load" timeout --kill-after=5 "$((seconds + 60))" "$GRONA_BIN" load --url "$GRONA_BASE" \
+        --workspace acme-market --installs "$HALF_INSTALLS" --rate "$rate" --duration "${seconds}s" \
+        --batch-size 50 --seed 14 --quiet --json "$json" "$@" >"$json.txt" 2>&1 || true
+    [[ -s "$json" ]] || { cat "$json.txt" >&2; die "grona-mock load wrote no report"; }
 }
 
-mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+# A figure of a load report: json_figure FILE PYTHON-EXPRESSION-ON-r.
+json_figure() {
+    python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); v = eval(sys.argv[2]); print(v if v is not None else "")' \
+        "$1" "$2"
+}
 
-# Grouped thousands, for event counts.
-thousands() { sed -E ':a; s/^([0-9]+)([0-9]{3})/\1,\2/; ta' <<<"$1"; }
-
-measure_memory() {
-    local db="$WORK/events-memory.sqlite" script="bench/events/post-batch.lua"
+# The events endpoint's latency at half the median peak of batch 50, with a simulated SDK fleet.
+measure_half_load() {
+    local db="$WORK/events-half.sqlite" calibration="$WORK/half-calibration.json" report="$WORK/half.json"
     log
-    log "== memory: batches of $MEMORY_BATCH until $(thousands "$MEMORY_EVENTS") events are stored (at most ${MEMORY_TIMEOUT}s)"
-    # About 600 bytes per event with the indexes; ask for room before filling the disk.
-    local need avail
-    need=$((MEMORY_EVENTS * 700))
-    avail="$(df --output=avail -B1 "$WORK" | tail -n 1 | tr -d ' ')"
-    if [[ "$avail" =~ ^[0-9]+$ ]] && ((avail < need)); then
-        die "the memory run needs about $((need / 1024 / 1024)) MiB of disk in $WORK; $((avail / 1024 / 1024)) MiB are free"
-    fi
+    HALF_TARGET="$(awk -v p="${PEAK_EVENTS_S[50]}" 'BEGIN { printf "%.0f", p / 2 }')"
+    log "== half load: a simulated fleet at half the peak of batch 50 ($HALF_TARGET events/s)"
     start_grona "$db"
-    verify_events "$MEMORY_BATCH" "$db"
-    local url="$GRONA_BASE$EVENTS_PATH"
-    # Samples every million events, or every fifth of the total for a small MEMORY_EVENTS.
-    MEM_STEP=1000000
-    ((MEMORY_EVENTS >= 2 * MEM_STEP)) || MEM_STEP=$((MEMORY_EVENTS / 5))
-
-    log "== rss at start: $(mib "$(rss_kb "$GRONA_PID")") MiB"
-    # wrk runs in the background for at most MEMORY_TIMEOUT; the loop below stops it once enough is stored.
-    CHILD_NAME=wrk
-    timeout --kill-after=5 "$((MEMORY_TIMEOUT + 30))" \
-        wrk -t"$THREADS" -c"$CONNECTIONS" -d"${MEMORY_TIMEOUT}s" --latency -s "$script" "$url" \
-        -- "$MEMORY_BATCH" "$(run_tag r "$MEMORY_BATCH")" >"$WORK/wrk-memory.txt" 2>&1 &
-    CHILD_PID=$!
-    local start now stored=0 rss next="$MEM_STEP" last_stored=0 last_time
-    start="$(date +%s.%N)"
-    last_time="$start"
-    : >"$WORK/rss.tsv"
-    printf '   %12s %10s %12s %10s\n' "events" "seconds" "events/s" "VmRSS"
-    while :; do
-        sleep "$MEMORY_SAMPLE_EVERY"
-        kill -0 "$GRONA_PID" 2>/dev/null || die "grona-mock died during the memory run"
-        rss="$(rss_kb "$GRONA_PID")"
-        stored="$(stored_events "$db" fast)" || die "could not read the events table of $db"
-        now="$(date +%s.%N)"
-        printf '%s\t%s\t%s\n' "$(awk -v a="$start" -v b="$now" 'BEGIN { printf "%.1f", b - a }')" "$stored" "$rss" \
-            >>"$WORK/rss.tsv"
-        if ((stored >= next)); then
-            # The sample that first crosses a step stands for that step.
-            ((${#MEM_BASE_KB} > 0)) || MEM_BASE_KB="$rss"
-            printf '   %12s %10s %12s %10s\n' "$(thousands "$stored")" \
-                "$(awk -v a="$start" -v b="$now" 'BEGIN { printf "%.0f", b - a }')" \
-                "$(awk -v s="$stored" -v l="$last_stored" -v a="$last_time" -v b="$now" 'BEGIN { printf "%.0f", (s - l) / (b - a) }')" \
-                "$(mib "$rss") MiB"
-            last_stored="$stored"
-            last_time="$now"
-            while ((next <= stored)); do next=$((next + MEM_STEP)); done
-        fi
-        if ((stored >= MEMORY_EVENTS)); then
-            MEM_DONE=1
-            break
-        fi
-        if ! kill -0 "$CHILD_PID" 2>/dev/null; then
-            MEM_NOTE="wrk stopped before $(thousands "$MEMORY_EVENTS") events were stored"
-            break
-        fi
-        if awk -v a="$start" -v b="$now" -v t="$MEMORY_TIMEOUT" 'BEGIN { exit !(b - a > t) }'; then
-            MEM_NOTE="not $(thousands "$MEMORY_EVENTS") events within ${MEMORY_TIMEOUT}s"
-            break
-        fi
-    done
-    MEM_LAST_KB="$rss"
-    MEM_SECONDS="$(awk -v a="$start" -v b="$now" 'BEGIN { printf "%.0f", b - a }')"
-    # SIGINT makes wrk stop and print its report (timeout passes the signal on); TERM and KILL follow if not.
-    kill -INT "$CHILD_PID" 2>/dev/null || true
-    wait_for_exit "$CHILD_PID" || true
-    stop_process "$CHILD_PID" wrk
-    CHILD_PID=""
-    [[ -n "$MEM_NOTE" ]] && log "warning: $MEM_NOTE"
-    sleep 1
-    MEM_PEAK_KB="$(rss_kb "$GRONA_PID" VmHWM)"
-    local idle_kb
-    idle_kb="$(rss_kb "$GRONA_PID")"
-    MEM_STORED="$(stored_events "$db")"
-    log "== end of the memory run: $(thousands "$MEM_STORED") events stored (count(*)) in ${MEM_SECONDS}s" \
-        "($(awk -v s="$MEM_STORED" -v d="$MEM_SECONDS" 'BEGIN { printf "%.0f", s / d }') events/s);" \
-        "VmRSS $(mib "$MEM_LAST_KB") MiB at the last sample under load, $(mib "$idle_kb") MiB 1 s after the load," \
-        "peak (VmHWM) $(mib "$MEM_PEAK_KB") MiB"
-    local errors
-    errors="$(wrk_figure "$WORK/wrk-memory.txt" errors)"
-    if grep -q 'requests in' "$WORK/wrk-memory.txt"; then
-        log "== wrk: $(grep 'requests in' "$WORK/wrk-memory.txt" | sed -E 's/^ *//'), p50 $(wrk_figure "$WORK/wrk-memory.txt" p50)," \
-            "p99 $(wrk_figure "$WORK/wrk-memory.txt" p99)${errors:+, }$errors"
-    fi
-    if [[ -n "$errors" ]]; then MEM_NOTE="${MEM_NOTE:+$MEM_NOTE; }wrk: $errors"; fi
-    local rejected
-    rejected="$(sql "$db" 'SELECT count(*) FROM rejected_events')"
-    ((rejected == 0)) || MEM_NOTE="${MEM_NOTE:+$MEM_NOTE; }$rejected events rejected"
+    # Events per visit depend on the workspace's campaigns and the fleet's funnel: measured, not assumed.
+    load_run 500 3 "$calibration"
+    local per_visit
+    per_visit="$(json_figure "$calibration" 'r["events"]["logged"] / max(r["visits"]["started"], 1)')"
+    HALF_RATE="$(awk -v t="$HALF_TARGET" -v e="$per_visit" 'BEGIN { printf "%.0f", (e > 0 ? t / e : 0) }')"
+    ((HALF_RATE > 0)) || die "the calibration run logged no events: $(cat "$calibration.txt")"
+    log "   calibration: $per_visit events per visit; $HALF_RATE visits/s for ${DURATION}s," \
+        "$HALF_INSTALLS installs, load average $(load_average)"
+    # A two-second ramp spreads the installs' first configuration fetches (an app launch storm) over it.
+    load_run "$HALF_RATE" "$((DURATION + 2))" "$report" --ramp 2s
+    HALF_EVENTS_S="$(json_figure "$report" 'round(r["events"]["perSecond"])')"
+    HALF_P50="$(json_figure "$report" 'r["endpoints"]["events"]["latencyMs"]["p50"]')"
+    HALF_P99="$(json_figure "$report" 'r["endpoints"]["events"]["latencyMs"]["p99"]')"
+    HALF_P999="$(json_figure "$report" 'r["endpoints"]["events"]["latencyMs"]["p99_9"]')"
+    HALF_MAX="$(json_figure "$report" 'r["endpoints"]["events"]["latencyMs"]["max"]')"
+    HALF_ERRORS="$(json_figure "$report" 'r["http"]["errors"]')"
+    HALF_DROPPED="$(json_figure "$report" 'r["visits"]["dropped"]')"
+    [[ "$HALF_ERRORS" == 0 ]] || HALF_NOTE="$HALF_ERRORS failed requests"
+    [[ "$HALF_DROPPED" == 0 ]] || HALF_NOTE="${HALF_NOTE:+$HALF_NOTE; }$HALF_DROPPED visits dropped"
+    log "   $HALF_EVENTS_S events/s acknowledged; events p50 ${HALF_P50}ms p99 ${HALF_P99}ms max ${HALF_MAX}ms;" \
+        "$HALF_ERRORS failed requests, $HALF_DROPPED visits dropped; load average $(load_average)"
     stop_grona
-    rm -f -- "$db" "$db-wal" "$db-shm"
 }
 
 # ---------------------------------------------------------------------------------------------------------
@@ -558,31 +492,18 @@ report() {
     done
 
     echo
-    echo "target: VmRSS under $RSS_LIMIT_MIB MiB throughout, and flat: the last sample within" \
-        "$(awk -v t="$RSS_FLAT_TOLERANCE" 'BEGIN { printf "%d", t * 100 }') % of the first one past $(thousands "${MEM_STEP:-1000000}") events"
-    if [[ "$SKIP_MEMORY" == 1 ]]; then
-        echo "memory: skipped (SKIP_MEMORY=1)"
+    echo "target: the events endpoint's p99 at half the peak of batch 50 under $HALF_P99_TARGET_MS ms, measured by" \
+        "grona-mock load (open model, from each batch's intended start)"
+    if [[ "$SKIP_HALF" == 1 ]]; then
+        echo "half load: skipped (SKIP_HALF=1)"
         return
     fi
-    local base last peak flat_limit
-    base="$(mib "${MEM_BASE_KB:-0}")"
-    last="$(mib "${MEM_LAST_KB:-0}")"
-    peak="$(mib "${MEM_PEAK_KB:-0}")"
-    flat_limit="$(awk -v b="${MEM_BASE_KB:-0}" -v t="$RSS_FLAT_TOLERANCE" 'BEGIN { print b * (1 + t) }')"
-    echo "memory: $(thousands "${MEM_STORED:-0}") events stored; VmRSS $base MiB past $(thousands "$MEM_STEP")," \
-        "$last MiB at the end, peak $peak MiB"
-    if [[ -z "$MEM_DONE" || -z "$MEM_BASE_KB" ]]; then
-        mem_verdict="BELOW TARGET (${MEM_NOTE:-the run did not complete})"
-    elif ((${MEM_PEAK_KB:-0} >= RSS_LIMIT_MIB * 1024)); then
-        mem_verdict="BELOW TARGET (peak $peak MiB)"
-    elif awk -v l="$MEM_LAST_KB" -v f="$flat_limit" 'BEGIN { exit !(l > f) }'; then
-        mem_verdict="BELOW TARGET (grew from $base to $last MiB)"
-    elif [[ -n "$MEM_NOTE" ]]; then
-        mem_verdict="BELOW TARGET ($MEM_NOTE)"
-    else
-        mem_verdict="PASS"
-    fi
-    echo "memory: $mem_verdict"
+    echo "half load: $HALF_EVENTS_S events/s acknowledged (asked $HALF_TARGET, $HALF_RATE visits/s); events" \
+        "p50 ${HALF_P50}ms, p99 ${HALF_P99}ms, p99.9 ${HALF_P999}ms, max ${HALF_MAX}ms"
+    local half_verdict="PASS"
+    awk -v p="$HALF_P99" -v t="$HALF_P99_TARGET_MS" 'BEGIN { exit !(p + 0 < t) }' || half_verdict="BELOW TARGET"
+    [[ -z "$HALF_NOTE" ]] || half_verdict="BELOW TARGET ($HALF_NOTE)"
+    echo "half load: p99 ${HALF_P99}ms: $half_verdict"
 }
 
 # The binary to measure: GRONA_BIN as given (another build, for a before/after), or the release build of this tree.
@@ -610,12 +531,7 @@ main() {
         return
     fi
     measure_peak
-    if [[ "$SKIP_MEMORY" == 1 ]]; then
-        log
-        log "== memory run skipped (SKIP_MEMORY=1)"
-    else
-        measure_memory
-    fi
+    [[ "$SKIP_HALF" == 1 ]] || measure_half_load
     report
 }
 
