@@ -74,6 +74,7 @@ final class SQLiteConnection {
     /// Opens (creating if needed) the database at `path`; `:memory:` is a private in-memory database.
     /// The handle is closed even when opening fails half-way.
     init(path: String, readOnly: Bool = false) throws(SQLiteError) {
+        _ = Self.configured
         var handle: OpaquePointer?
         let flags = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         let status = sqlite3_open_v2(path, &handle, flags | SQLITE_OPEN_NOMUTEX, nil)
@@ -86,6 +87,10 @@ final class SQLiteConnection {
         sqlite3_busy_timeout(handle, 5000)
         sqlite3_extended_result_codes(handle, 1)
     }
+
+    /// Process-wide settings, applied once before the first connection opens (SQLite takes them only before it
+    /// initializes): no memory statistics, whose global mutex every allocation would take.
+    private static let configured: Void = { _ = grona_sqlite3_disable_memory_statistics() }()
 
     /// How long a statement waits for another connection's lock before failing with SQLITE_BUSY.
     func setBusyTimeout(milliseconds: Int32) { sqlite3_busy_timeout(handle, milliseconds) }
@@ -205,6 +210,43 @@ final class SQLiteStatement {
         }
         try SQLiteError.check(status, connection, "binding parameter \(index)")
     }
+
+    /// Binds `count` bytes at `start` as text (or, `asBlob`, as a blob) without a copy (`SQLITE_STATIC`): the
+    /// bytes must stay alive and unchanged until the statement has run and `clearBindings` (or another bind
+    /// of the parameter) has dropped them. The writer binds a batch's packed rows this way.
+    func bindStatic(_ start: UnsafePointer<UInt8>, count: Int, at index: Int32, asBlob: Bool = false)
+        throws(SQLiteError)
+    {
+        guard let length = Int32(exactly: count) else {
+            throw SQLiteError(code: SQLITE_TOOBIG, message: "binding parameter \(index): \(count) bytes")
+        }
+        let status =
+            asBlob
+            ? sqlite3_bind_blob(statement, index, start, length, nil)
+            : start.withMemoryRebound(to: CChar.self, capacity: count) {
+                sqlite3_bind_text(statement, index, $0, length, nil)
+            }
+        try SQLiteError.check(status, connection, "binding parameter \(index)")
+    }
+
+    /// Binds an integer, or NULL when absent.
+    func bind(_ number: Int64?, at index: Int32) throws(SQLiteError) {
+        let status = number.map { sqlite3_bind_int64(statement, index, $0) } ?? sqlite3_bind_null(statement, index)
+        try SQLiteError.check(status, connection, "binding parameter \(index)")
+    }
+
+    func bindNull(at index: Int32) throws(SQLiteError) {
+        try SQLiteError.check(sqlite3_bind_null(statement, index), connection, "binding parameter \(index)")
+    }
+
+    /// Runs a write whose parameters are bound, then resets it, keeping the bindings.
+    func runBound() throws(SQLiteError) {
+        while try step() {}
+        sqlite3_reset(statement)
+    }
+
+    /// Drops every binding (to NULL), so no parameter points at bytes bound with `bindStatic` any longer.
+    func clearBindings() { sqlite3_clear_bindings(statement) }
 
     /// Advances: true when a row is ready to read, false when done.
     @discardableResult

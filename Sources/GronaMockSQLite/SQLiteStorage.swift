@@ -111,61 +111,6 @@ public final class SQLiteStorage: GronaStorage {
 
     private static let probeSQL: StaticString = "INSERT OR REPLACE INTO storage_probe (id, writes) VALUES (1, ?)"
 
-    /// Inserts a batch; an event whose id is already stored for the workspace is a duplicate, not an error.
-    private static func write(_ batch: EventBatch, _ connection: SQLiteConnection) throws(SQLiteError)
-        -> EventBatchResult
-    {
-        var result = EventBatchResult(accepted: 0, duplicates: 0)
-        let insertEvent = try connection.cached(
-            """
-            INSERT OR IGNORE INTO events (workspace_key, event_id, type, timestamp, received_at, corrected_timestamp,
-                install_id, customer_id, session_id, visit_id, campaign_id, variant_id, arm, placement, demo,
-                config_revision, total_minor, json)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        for event in batch.accepted {
-            try insertEvent.run([
-                .text(event.workspaceKey), .text(event.eventID), .text(event.type), .integer(event.timestamp),
-                .integer(event.receivedAt), .integer(event.correctedTimestamp), .text(event.installID),
-                .optional(event.customerID), .optional(event.sessionID), .optional(event.visitID),
-                .optional(event.campaignID), .optional(event.variantID), .optional(event.arm),
-                .optional(event.placement), .integer(event.demo ? 1 : 0),
-                event.configRevision.map(SQLiteValue.integer) ?? .null,
-                event.totalMinor.map(SQLiteValue.integer) ?? .null, .blob(event.json),
-            ])
-            guard connection.changes == 1 else {
-                result.duplicates += 1
-                continue
-            }
-            result.accepted += 1
-            let seq = connection.lastInsertRowID
-            for treatment in event.treatments {
-                try connection.cached(
-                    """
-                    INSERT INTO purchase_treatments (event_seq, workspace_key, campaign_id, variant_id, placement,
-                        type, value_milli) VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """
-                ).run([
-                    .integer(seq), .text(event.workspaceKey), .text(treatment.campaignID), .text(treatment.variantID),
-                    .text(treatment.placement), .text(treatment.type), .integer(treatment.valueMilli),
-                ])
-            }
-        }
-        for rejected in batch.rejected {
-            try connection.cached(
-                """
-                INSERT INTO rejected_events (workspace_key, batch_index, event_id, field, reason, received_at,
-                    install_id, json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """
-            ).run([
-                .text(rejected.workspaceKey), .integer(Int64(rejected.index)), .optional(rejected.eventID),
-                .text(rejected.field), .text(rejected.reason), .integer(rejected.receivedAt), .text(rejected.installID),
-                .blob(rejected.json),
-            ])
-        }
-        return result
-    }
-
     private static func delete(_ workspaceKey: String?, _ connection: SQLiteConnection) throws(SQLiteError) -> Int {
         let condition = workspaceKey == nil ? "" : " WHERE workspace_key = ?"
         let values: [SQLiteValue] = workspaceKey.map { [.text($0)] } ?? []

@@ -97,6 +97,25 @@ struct SQLiteStorageTests {
         #expect(error?.kind == .unavailable)
         try other.execute("ROLLBACK")
         // The failed commit left no transaction open: the next one goes through.
-        #expect(try storage.commit([.batch(batch)]) == [.batch(EventBatchResult(accepted: 1, duplicates: 0))])
+        #expect(try storage.commit([.batch(batch)]) == [.batch(EventBatchResult(accepted: 1, duplicateIndexes: []))])
+    }
+}
+
+/// The packed rows bound without a copy: what SQLite stores must be what was packed, an empty text included.
+@Suite("SQLite storage: packed rows")
+struct SQLitePackedRowsTests {
+    @Test("an empty text is stored as empty, an absent field as NULL, and the blob byte for byte")
+    func emptyAndAbsent() throws {
+        let storage = try SQLiteStorage(path: ":memory:")
+        let json: [UInt8] = [0x7B, 0x00, 0xFF, 0x7D]
+        let record = EventRecord(
+            workspaceKey: "acme", eventID: "a", type: "exposure", timestamp: 1, receivedAt: 2, correctedTimestamp: 3,
+            installID: "i", customerID: "", sessionID: nil, json: json)
+        _ = try storage.commit([.batch(EventBatch(workspaceKey: "acme", accepted: [record], rejected: []))])
+        let row = try storage.database.withConnection { connection throws(SQLiteError) in
+            try connection.scalarText(
+                "SELECT quote(customer_id) || ',' || quote(session_id) || ',' || hex(json) FROM events")
+        }
+        #expect(row == "'',NULL,7B00FF7D")
     }
 }

@@ -6,11 +6,38 @@ extension StorageConformance {
     static let writingChecks: [StorageConformance] = [
         StorageConformance("a batch is stored, and a repeated eventID is a duplicate") { storage in
             let first = try storage.commit([Sample.batch([Sample.event("a"), Sample.event("b")])])
-            try expectEqual(first, [.batch(EventBatchResult(accepted: 2, duplicates: 0))], "first batch")
+            try expectEqual(first, [.batch(EventBatchResult(accepted: 2, duplicateIndexes: []))], "first batch")
             let again = try storage.commit([Sample.batch([Sample.event("b"), Sample.event("c")])])
-            try expectEqual(again, [.batch(EventBatchResult(accepted: 1, duplicates: 1))], "second batch")
+            try expectEqual(again, [.batch(EventBatchResult(accepted: 1, duplicateIndexes: [0]))], "second batch")
             try expectEqual(try storage.eventCount(), 3, "eventCount")
             try expectEqual(try Sample.all(storage).map(\.json), ["a", "b", "c"].map { Sample.event($0).json }, "json")
+        },
+        StorageConformance("duplicates are reported by their position in the batch, repeats within it too") { storage in
+            _ = try storage.commit([Sample.batch([Sample.event("a")])])
+            let outcome = try storage.commit([
+                Sample.batch([Sample.event("x"), Sample.event("a"), Sample.event("y"), Sample.event("x")])
+            ])
+            try expectEqual(outcome, [.batch(EventBatchResult(accepted: 2, duplicateIndexes: [1, 3]))], "outcome")
+            try expectEqual(try Sample.all(storage).map(\.json), ["a", "x", "y"].map { Sample.event($0).json }, "json")
+        },
+        StorageConformance("every field of a packed event is stored, absent ones as absent") { storage in
+            let full = Sample.event("é-ünï", campaign: "spring", install: "install-ü")
+            var bare = EventRecord(
+                workspaceKey: "acme", eventID: "bare", type: "purchase", timestamp: 5, receivedAt: 6,
+                correctedTimestamp: 7, installID: "install-1", json: Array("{}".utf8))
+            bare.totalMinor = 4_200
+            _ = try storage.commit([Sample.batch([full, bare])])
+            let stored = try Sample.all(storage)
+            try expectEqual(stored.map(\.json), [full.json, bare.json], "json")
+            try expectEqual(stored.map(\.installID), ["install-ü", "install-1"], "installID")
+            try expectEqual(stored.map(\.correctedTimestamp), [full.correctedTimestamp, 7], "correctedTimestamp")
+            var filter = EventFilter()
+            filter.customerID = "customer-1"
+            try expectEqual(try storage.count(matching: filter), 1, "customerID of one event, absent on the other")
+            filter = EventFilter()
+            filter.campaignID = "spring"
+            filter.installID = "install-ü"
+            try expectEqual(try storage.count(matching: filter), 1, "campaignID and installID")
         },
         StorageConformance("the same eventID in two workspaces is two events") { storage in
             _ = try storage.commit([
@@ -27,8 +54,8 @@ extension StorageConformance {
             try expectEqual(
                 outcomes,
                 [
-                    .batch(EventBatchResult(accepted: 1, duplicates: 0)), .probed,
-                    .batch(EventBatchResult(accepted: 0, duplicates: 1)), .deleted(events: 0),
+                    .batch(EventBatchResult(accepted: 1, duplicateIndexes: [])), .probed,
+                    .batch(EventBatchResult(accepted: 0, duplicateIndexes: [0])), .deleted(events: 0),
                 ], "outcomes")
         },
         StorageConformance("a stored event keeps the server's fields") { storage in

@@ -6,17 +6,22 @@
  * (the script dumps it with `sqlite3 <db> .schema` and passes the file), the same INSERT statement as
  * grona-mock's writer (INSERT OR IGNORE with all 18 columns, checking sqlite3_changes() per row as the
  * server does for duplicates), one prepared statement reused for every row, WAL, synchronous=NORMAL, and one
- * BEGIN IMMEDIATE ... COMMIT per batch of BATCH rows.
+ * BEGIN IMMEDIATE ... COMMIT per BATCH rows. bench/events.sh runs it twice per measurement: with BATCH set to
+ * BULK_ROWS (the bulk insert, the target's reference: large transactions, where rows/s has stopped growing) and
+ * with BATCH set to the server's batch size (one transaction per request, the second column).
  *
  * Each row carries the same values the server stores for the events bench/events.sh posts, including a JSON
  * blob built like the server's (the event re-serialized, about 230 bytes), with an event id of the same shape.
  *
  * First WARM rows are inserted untimed (the server's database also holds the warm-up's events when it is
- * measured), then TIMED rows are timed with CLOCK_MONOTONIC.
+ * measured), then TIMED rows are timed with CLOCK_MONOTONIC and with the process's CPU time (getrusage). On an idle
+ * machine the two agree (the inserts never wait: WAL, no fsync); under load the wall clock stretches and the CPU time
+ * does not, so rows per CPU second is the steadier reference: what SQLite does with one whole core.
  *
  * Usage:  plain_insert SCHEMA_FILE DB_FILE BATCH WARM TIMED
  * Output: one line of key=value pairs, e.g.
- *         sqlite=3.46.1 batch=50 rows=123450 seconds=1.234 rows_per_s=100040.5 avg_json_bytes=231.0
+ *         sqlite=3.46.1 batch=50 rows=123450 seconds=1.234 rows_per_s=100040.5 cpu_seconds=1.230
+ *         rows_per_cpu_s=100365.9 avg_json_bytes=231.0
  * Exit:   0 on success, 1 on any error (with a message on stderr).
  */
 
@@ -26,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -82,6 +88,15 @@ static long long now_ms(void) {
     struct timeval tv;
     gettimeofday(&tv, NULL);
     return (long long)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+/* User and system CPU seconds this process has used: the reference's cost, which other work on the machine does not
+ * inflate the way it stretches the wall clock. */
+static double cpu_seconds(void) {
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    return (double)usage.ru_utime.tv_sec + (double)usage.ru_utime.tv_usec / 1e6 + (double)usage.ru_stime.tv_sec
+        + (double)usage.ru_stime.tv_usec / 1e6;
 }
 
 static double monotonic(void) {
@@ -207,9 +222,9 @@ int main(int argc, char **argv) {
 
     long long inserted = insert_rows(warm, batch);
     json_bytes_total = 0;
-    double start = monotonic();
+    double start = monotonic(), start_cpu = cpu_seconds();
     long long timed_inserted = insert_rows(timed, batch);
-    double seconds = monotonic() - start;
+    double seconds = monotonic() - start, cpu = cpu_seconds() - start_cpu;
     inserted += timed_inserted;
 
     if (inserted != warm + timed) {
@@ -219,7 +234,8 @@ int main(int argc, char **argv) {
     sqlite3_finalize(insert);
     if (sqlite3_close(db) != SQLITE_OK) fail("close");
 
-    printf("sqlite=%s batch=%lld rows=%lld seconds=%.3f rows_per_s=%.1f avg_json_bytes=%.1f\n",
-        sqlite3_libversion(), batch, timed, seconds, (double)timed / seconds, json_bytes_total / (double)timed);
+    printf("sqlite=%s batch=%lld rows=%lld seconds=%.3f rows_per_s=%.1f cpu_seconds=%.3f rows_per_cpu_s=%.1f"
+        " avg_json_bytes=%.1f\n", sqlite3_libversion(), batch, timed, seconds, (double)timed / seconds, cpu,
+        cpu > 0 ? (double)timed / cpu : 0.0, json_bytes_total / (double)timed);
     return 0;
 }

@@ -12,6 +12,10 @@ enum MetricsRoutes {
                 ("grona_open_connections", "Client connections open now.", Double(openConnections())),
                 ("grona_event_waits", "Long-polls of /_mock/events/wait waiting now.", Double(waits())),
                 (
+                    "grona_event_writer_queue_depth", "Jobs (requests' batches) waiting for the events writer now.",
+                    Double(events.writerQueueDepth)
+                ),
+                (
                     "grona_database_bytes", "The database file and its write-ahead log, in bytes.",
                     Double(events.databaseBytes())
                 ),

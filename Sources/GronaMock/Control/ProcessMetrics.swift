@@ -64,11 +64,8 @@ package enum ProcessMetrics {
     package static func exposition() -> String {
         var text = ""
         for sample in samples() {
-            text += "# HELP \(sample.name) \(sample.help)\n# TYPE \(sample.name) \(sample.type)\n"
-            let value =
-                sample.value == sample.value.rounded() && abs(sample.value) < 1e15
-                ? String(Int64(sample.value)) : String(sample.value)
-            text += "\(sample.name) \(value)\n"
+            MetricsText.header(sample.name, sample.type, sample.help, &text)
+            text += "\(sample.name) \(MetricsText.number(sample.value))\n"
         }
         return text
     }

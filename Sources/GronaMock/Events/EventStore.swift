@@ -72,6 +72,9 @@ package final class EventStore: Sendable {
     /// Stops a long read (a scan) that would otherwise hold shutdown.
     func interruptReads() { storage.interruptReads() }
 
+    /// Jobs waiting for the writer now (0 for a store that only reads).
+    var writerQueueDepth: Int { writer?.queueDepth ?? 0 }
+
     /// The writer's last verdict on the database and its last error.
     var storageStatus: EventWriter.Status { writer?.status.withLock { $0 } ?? EventWriter.Status(writable: false) }
 

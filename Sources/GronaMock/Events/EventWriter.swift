@@ -24,11 +24,20 @@ final class EventWriter: Sendable {
     /// Read from any thread; written by the writer after each group.
     let status = Mutex(Status())
 
-    /// Commits a group in at most this many jobs, so one transaction never grows without bound.
+    /// Commits a group in at most this many jobs, so one transaction never grows without bound. It rarely
+    /// binds: each connection has at most one request waiting (unless it pipelines), and a transaction of a
+    /// few thousand rows already writes at the rate of a bulk insert.
     private static let maxGroup = 256
 
+    /// The jobs waiting, and whether the writer sleeps waiting for one: a submit wakes it only then, so a
+    /// busy writer is not signalled once per request.
+    private struct Queue {
+        var jobs: [Job] = []
+        var writerAsleep = false
+    }
+
     private let storage: any GronaStorage
-    private let jobs = Mutex<[Job]>([])
+    private let queue = Mutex(Queue())
     private let worker = WorkerThread(name: "grona-writer")
     /// Called on the writer thread after each commit, with the workspaces it touched.
     private let onCommit: @Sendable (Set<String>) -> Void
@@ -50,9 +59,16 @@ final class EventWriter: Sendable {
     }
 
     func submit(_ job: Job) {
-        jobs.withLock { $0.append(job) }
-        worker.wake()
+        let wake = queue.withLock { queue -> Bool in
+            queue.jobs.append(job)
+            defer { queue.writerAsleep = false }
+            return queue.writerAsleep
+        }
+        if wake { worker.wake() }
     }
+
+    /// Jobs waiting for the writer now: requests' batches, and the rare delete or health probe.
+    var queueDepth: Int { queue.withLock { $0.jobs.count } }
 
     /// Writes everything queued, then stops the thread. Called after the HTTP server has stopped, when no
     /// request can submit another job.
@@ -61,20 +77,30 @@ final class EventWriter: Sendable {
     private func run() {
         // The bound is kept with a running count: counting rows after every commit would cost a scan.
         var stored = maxEvents == nil ? 0 : (try? storage.eventCount()) ?? 0
+        // Two arrays swapped with the queue's, so taking a group allocates nothing once they have grown.
+        var group: [Job] = []
         while true {
-            _ = worker.sleep(upTo: nil)
-            let group = jobs.withLock { jobs -> [Job] in
-                let taken = Array(jobs.prefix(Self.maxGroup))
-                jobs.removeFirst(taken.count)
-                return taken
+            let taken = queue.withLock { queue -> Bool in
+                guard !queue.jobs.isEmpty else {
+                    queue.writerAsleep = true
+                    return false
+                }
+                if queue.jobs.count <= Self.maxGroup {
+                    swap(&group, &queue.jobs)
+                } else {
+                    group.append(contentsOf: queue.jobs.prefix(Self.maxGroup))
+                    queue.jobs.removeFirst(Self.maxGroup)
+                }
+                return true
             }
-            if group.isEmpty {
-                if worker.isStopping && jobs.withLock({ $0.isEmpty }) { return }
+            guard taken else {
+                // Everything submitted before `stop` has been written once the queue is found empty.
+                if worker.isStopping { return }
+                _ = worker.sleep(upTo: nil)
                 continue
             }
-            // More jobs than one group: come round again without waiting.
-            if jobs.withLock({ !$0.isEmpty }) { worker.wake() }
             process(group, stored: &stored)
+            group.removeAll(keepingCapacity: true)
         }
     }
 
@@ -87,6 +113,7 @@ final class EventWriter: Sendable {
             }
         }
         var outcomes: Result<[StorageChangeOutcome], StorageError>
+        let start = MonotonicClock.now()
         do throws(StorageError) {
             let results = try storage.commit(changes)
             guard results.count == changes.count else {
@@ -103,26 +130,26 @@ final class EventWriter: Sendable {
                 $0.lastError = "\(error)"
             }
         }
+        let seconds = Double(MonotonicClock.now() &- start) / 1e9
         let results = (try? outcomes.get()) ?? []
         var touched: Set<String> = []
         var deletedAny = false
-        var written = 0
+        var written: [(EventBatch, EventBatchResult)] = []
+        var events = 0
         for (change, outcome) in zip(changes, results) {
             switch (change, outcome) {
             case (.batch(let batch), .batch(let counts)):
                 touched.insert(batch.workspaceKey)
                 stored += counts.accepted
-                written += batch.accepted.count + batch.rejected.count
-                metrics?.add("grona_events_accepted_total", counts.accepted)
-                metrics?.add("grona_events_duplicate_total", counts.duplicates)
-                metrics?.add("grona_events_rejected_total", batch.rejected.count)
+                events += batch.accepted.count + batch.rejected.count
+                written.append((batch, counts))
             case (.deleteEvents, _):
                 deletedAny = true
             default:
                 break
             }
         }
-        if written > 0 { metrics?.recordCommit(events: written) }
+        metrics?.recordCommit(.init(seconds: seconds, batches: written.count, events: events), batches: written)
         // Committed: whatever happens from here on, the answers are successes. Keeping the bound is
         // housekeeping, and its failure is only logged.
         if let maxEvents, !touched.isEmpty || deletedAny {

@@ -63,7 +63,9 @@ enum EventsRoutes {
     static func validate(
         _ envelope: EventValidator.Envelope, receivedAt: Int64
     ) throws(HTTPError) -> (EventBatch, [(Int, String?, EventRejection)]) {
-        var batch = EventBatch(workspaceKey: envelope.workspaceKey, accepted: [], rejected: [])
+        var batch = EventBatch(workspaceKey: envelope.workspaceKey, accepted: EventRows(), rejected: [])
+        // About the size of an SDK event's fields and JSON, so packing grows the buffer once or not at all.
+        batch.accepted.reserveCapacity(rows: envelope.events.count, bytesPerRow: 384)
         var rejections: [(Int, String?, EventRejection)] = []
         for (index, event) in envelope.events.enumerated() {
             switch EventValidator.event(event, envelope: envelope, receivedAt: receivedAt) {
@@ -77,6 +79,7 @@ enum EventsRoutes {
                 guard json.count <= EventValidator.maxEventBytes else { throw eventTooLarge(index, json.count) }
                 let eventID = event["eventID"]?.stringValue.map { String($0.prefix(64)) }
                 rejections.append((index, eventID, rejection))
+                batch.rejectedTypes.add(slot: EventTypeCounts.slot(of: event["type"]?.stringValue))
                 batch.rejected.append(
                     RejectedEventRecord(
                         workspaceKey: envelope.workspaceKey, index: index, eventID: eventID, field: rejection.field,

@@ -101,24 +101,39 @@ public struct RejectedEventRecord: Sendable, Equatable {
 /// One request's events, validated and ready to write.
 public struct EventBatch: Sendable {
     public var workspaceKey: String
-    public var accepted: [EventRecord]
+    /// The accepted events, packed on the event loop so the writer only binds them.
+    public var accepted: EventRows
     public var rejected: [RejectedEventRecord]
+    /// The rejected events by the type they claimed, for the per-type metrics. The loop that validated the
+    /// batch fills it; a batch made elsewhere counts its rejections as without a valid type.
+    package var rejectedTypes: EventTypeCounts
 
-    public init(workspaceKey: String, accepted: [EventRecord], rejected: [RejectedEventRecord]) {
+    public init(workspaceKey: String, accepted: EventRows, rejected: [RejectedEventRecord]) {
         self.workspaceKey = workspaceKey
         self.accepted = accepted
         self.rejected = rejected
+        rejectedTypes = EventTypeCounts()
+        rejectedTypes.add(slot: EventTypeCounts.invalidSlot, rejected.count)
+    }
+
+    public init(workspaceKey: String, accepted: [EventRecord], rejected: [RejectedEventRecord]) {
+        self.init(workspaceKey: workspaceKey, accepted: EventRows(accepted), rejected: rejected)
     }
 }
 
-/// What writing a batch did: `accepted` excludes duplicates.
+/// What writing a batch did: `accepted` excludes duplicates, whose positions in the batch's `accepted` rows
+/// are listed (the per-type metrics count them by the duplicate's type).
 public struct EventBatchResult: Sendable, Equatable {
     public var accepted: Int
-    public var duplicates: Int
+    /// Positions in `EventBatch.accepted` of the events already stored (or repeated within the batch), in
+    /// increasing order.
+    public var duplicateIndexes: [Int]
 
-    public init(accepted: Int, duplicates: Int) {
+    public var duplicates: Int { duplicateIndexes.count }
+
+    public init(accepted: Int, duplicateIndexes: [Int]) {
         self.accepted = accepted
-        self.duplicates = duplicates
+        self.duplicateIndexes = duplicateIndexes
     }
 }
 

@@ -9,6 +9,7 @@ extension LoadReport {
         var object = JSONObject()
         object.set("run", run.json)
         object.set("elapsedSeconds", Self.number(elapsedSeconds))
+        object.set("interrupted", .bool(statistics.interrupted))
         object.set(
             "visits",
             [
@@ -26,6 +27,7 @@ extension LoadReport {
                 "rejected": Self.number(statistics.eventsRejected),
                 "abandoned": Self.number(statistics.eventsAbandoned),
                 "unsent": Self.number(statistics.eventsUnsent),
+                "unconfirmed": Self.number(statistics.eventsUnconfirmed),
                 "perSecond": Self.number(perSecond(statistics.eventsAcknowledged)),
             ])
         var endpoints = JSONObject()
@@ -42,6 +44,7 @@ extension LoadReport {
             ["verified": Self.number(statistics.grantsVerified), "rejected": Self.number(statistics.grantsRejected)])
         object.set("verify", verification?.json ?? .null)
         object.set("thresholds", .array(thresholds.map(\.json)))
+        object.set("warnings", .array(warnings.map(\.json)))
         object.set("passed", .bool(passed))
         return .object(object)
     }
@@ -109,6 +112,9 @@ extension LoadRunDescription {
             "batchAgeSeconds": LoadReport.number(batchAgeSeconds),
             "maxInFlight": LoadReport.number(maxInFlight),
             "gzip": .bool(gzip),
+            "offlineShare": LoadReport.number(offlineShare),
+            "offlineSeconds": LoadReport.number(offlineSeconds),
+            "runTag": runTag.map(JSONValue.string) ?? .null,
             "version": .string(version),
         ]
     }
@@ -124,9 +130,22 @@ extension LoadVerification {
             "unacknowledged": LoadReport.number(unacknowledged),
             "doubled": LoadReport.number(doubled),
             "violations": LoadReport.number(violations),
-            "sampleLost": .array(sampleLost.map(JSONValue.string)),
-            "sampleViolations": .array(sampleViolations.map(JSONValue.string)),
+            "sampleLost": Self.sample(sampleLost),
+            "sampleUnacknowledged": Self.sample(sampleUnacknowledged),
+            "sampleViolations": Self.sample(sampleViolations),
         ]
+    }
+}
+
+extension LoadVerification {
+    private static func sample(_ texts: [String]) -> JSONValue {
+        .array(texts.prefix(sampleLimit).map(JSONValue.string))
+    }
+}
+
+extension LoadWarning {
+    var json: JSONValue {
+        ["code": .string(code.rawValue), "message": .string(message)]
     }
 }
 

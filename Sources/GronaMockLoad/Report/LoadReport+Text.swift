@@ -25,8 +25,13 @@ extension LoadReport {
             }
             lines += table.lines
         }
+        let warnings = self.warnings
+        if !warnings.isEmpty {
+            lines.append("")
+            lines += Self.block("warnings", warnings.map { "\($0.code.rawValue): \($0.message)" })
+        }
         lines.append("")
-        lines.append(Self.label("result") + resultSummary)
+        lines.append(Self.label("result") + resultSummary(warnings: warnings.count))
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -34,15 +39,23 @@ extension LoadReport {
         let ramp =
             run.rampSeconds > 0
             ? " (ramp from \(ReportFormat.plain(run.rampFrom)) over \(ReportFormat.plain(run.rampSeconds))s)" : ""
-        return [
-            "grona-mock load \(run.version): \(run.displayURL), workspace \(run.workspace), seed \(run.seed)",
+        let tag = run.runTag.map { ", run tag \(ReportFormat.printable($0))" } ?? ""
+        var lines = [
+            "grona-mock load \(run.version): \(run.displayURL), workspace \(run.workspace), seed \(run.seed)\(tag)",
             "  \(run.installs) installs, \(ReportFormat.plain(run.rate)) visits/s\(ramp) for "
                 + "\(ReportFormat.plain(run.durationSeconds))s",
             "  batches of \(run.batchSize) events or "
                 + "\(ReportFormat.plain(run.batchAgeSeconds))s, \(run.gzip ? "gzipped" : "uncompressed"); "
                 + "at most \(run.maxInFlight) requests in flight",
-            "  elapsed \(ReportFormat.fixed(elapsedSeconds, decimals: 1))s",
         ]
+        if run.offlineShare > 0 {
+            lines.append(
+                "  offline: \(ReportFormat.plain(run.offlineShare * 100))% of installs, once each, for "
+                    + "\(ReportFormat.plain(run.offlineSeconds))s")
+        }
+        let interrupted = statistics.interrupted ? ", interrupted (Ctrl-C): the figures cover what ran" : ""
+        lines.append("  elapsed \(ReportFormat.fixed(elapsedSeconds, decimals: 1))s" + interrupted)
+        return lines
     }
 
     private var countLines: [String] {
@@ -55,7 +68,8 @@ extension LoadReport {
             Self.label("events") + "logged \(counts.eventsLogged), acknowledged \(counts.eventsAcknowledged) "
                 + "(\(acknowledgedRate)/s), accepted \(counts.eventsAccepted), duplicate \(counts.eventsDuplicate), "
                 + "rejected \(counts.eventsRejected), abandoned \(counts.eventsAbandoned), "
-                + "unsent \(counts.eventsUnsent)",
+                + "unsent \(counts.eventsUnsent)"
+                + (counts.eventsUnconfirmed > 0 ? ", unconfirmed \(counts.eventsUnconfirmed)" : ""),
             Self.label("configs") + "verified \(counts.configsVerified), rejected \(counts.configsRejected)",
             Self.label("grants") + "verified \(counts.grantsVerified), rejected \(counts.grantsRejected)",
         ]
@@ -107,12 +121,15 @@ extension LoadReport {
                 + "lost \(verification.lost), unacknowledged \(verification.unacknowledged), "
                 + "doubled \(verification.doubled), violations \(verification.violations)"
         ]
-        if !verification.sampleLost.isEmpty {
-            let sample = verification.sampleLost.map(ReportFormat.printable).joined(separator: ", ")
-            lines.append("            lost: " + sample)
+        for (name, sample) in [
+            ("lost", verification.sampleLost), ("unacknowledged", verification.sampleUnacknowledged),
+        ]
+        where !sample.isEmpty {
+            let ids = sample.prefix(LoadVerification.sampleLimit).map(ReportFormat.printable)
+            lines.append(label("") + name + ": " + ids.joined(separator: ", "))
         }
-        for violation in verification.sampleViolations {
-            lines.append("            violation " + ReportFormat.printable(violation))
+        for violation in verification.sampleViolations.prefix(LoadVerification.sampleLimit) {
+            lines.append(label("") + "violation " + ReportFormat.printable(violation))
         }
         return lines
     }
@@ -129,12 +146,19 @@ extension LoadReport {
         }
     }
 
-    private var resultSummary: String {
+    /// PASS or FAIL as the exit status has it, and how many warnings there were: they do not fail a run, but a
+    /// PASS under them should not read as a clean one.
+    private func resultSummary(warnings: Int) -> String {
         var reasons: [String] = []
         if verification?.passed == false { reasons.append("verification failed") }
         let broken = thresholds.filter { !$0.passed }.count
         if broken > 0 { reasons.append("\(broken) of \(thresholds.count) thresholds broken") }
-        return reasons.isEmpty ? "PASS" : "FAIL (" + reasons.joined(separator: "; ") + ")"
+        let verdict = reasons.isEmpty ? "PASS" : "FAIL (" + reasons.joined(separator: "; ") + ")"
+        return switch warnings {
+        case 0: verdict
+        case 1: verdict + ", with 1 warning"
+        default: verdict + ", with \(warnings) warnings"
+        }
     }
 
     /// A section's name in a 12-column margin.

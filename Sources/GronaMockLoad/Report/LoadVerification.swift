@@ -17,14 +17,20 @@ package struct LoadVerification: Sendable, Equatable {
     package var violations: Int
     /// At most 10 eventIDs.
     package var sampleLost: [String]
+    /// At most 10 eventIDs stored but never acknowledged, so that one can be looked up in the server's log.
+    package var sampleUnacknowledged: [String]
     /// At most 10 "rule: message".
     package var sampleViolations: [String]
+
+    /// How many of each sample the report prints, whatever the engine collected.
+    package static let sampleLimit = 10
 
     package var passed: Bool { lost == 0 && unacknowledged == 0 && doubled == 0 && violations == 0 }
 
     package init(
         acknowledged: Int = 0, stored: Int = 0, lost: Int = 0, unacknowledged: Int = 0, doubled: Int = 0,
-        violations: Int = 0, sampleLost: [String] = [], sampleViolations: [String] = []
+        violations: Int = 0, sampleLost: [String] = [], sampleUnacknowledged: [String] = [],
+        sampleViolations: [String] = []
     ) {
         self.acknowledged = acknowledged
         self.stored = stored
@@ -33,6 +39,7 @@ package struct LoadVerification: Sendable, Equatable {
         self.doubled = doubled
         self.violations = violations
         self.sampleLost = sampleLost
+        self.sampleUnacknowledged = sampleUnacknowledged
         self.sampleViolations = sampleViolations
     }
 }

@@ -99,10 +99,15 @@ extension ReportFormat {
 
     /// A fraction with up to six decimals and its percentage: `0.000243 (0.02%)`.
     static func fractionWithPercent(_ value: Double) -> String {
+        "\(shortest(value)) (\(percent(value)))"
+    }
+
+    /// `value` with up to six decimals and no trailing zeros: `0.000243`, `0.05`, `3`.
+    static func shortest(_ value: Double) -> String {
         var text = fixed(value, decimals: 6)
         while text.hasSuffix("0"), text.contains(".") { text.removeLast() }
         if text.hasSuffix(".") { text.removeLast() }
-        return "\(text) (\(percent(value)))"
+        return text
     }
 
     /// Text from the server (a violation's message) with control characters shown as `?`, so that nothing

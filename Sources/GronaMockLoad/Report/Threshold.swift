@@ -51,6 +51,9 @@ package struct Threshold: Sendable, Equatable {
             guard (value * latencyUnit.nanoseconds).isFinite else { throw fail(.tooLarge(String(valueText))) }
             unit = latencyUnit
         case .count, .perSecond, .fraction:
+            if unitText == "%", metric.kind == .fraction {
+                throw fail(.percentage(metric: name, percent: value))
+            }
             guard unitText.isEmpty else {
                 throw fail(.unexpectedUnit(metric: name, kind: metric.kind, text: String(unitText)))
             }
@@ -67,7 +70,8 @@ package struct Threshold: Sendable, Equatable {
 
     /// Splits `text` into a number (`digits[.digits][e[+-]digits]`, optionally signed, so that a sign is
     /// reported as such) and what follows it, trimmed. Swift's `Double(_:)` alone would take `nan`, `inf` and
-    /// hexadecimal, none of which is a threshold.
+    /// hexadecimal, none of which is a threshold. A number that goes on in a way no unit does (`0x10`,
+    /// `1,000`, `1 000`) is refused for what it is, not as a number followed by a strange unit.
     private static func number(
         _ text: Substring, expression: String
     ) throws(ThresholdError) -> (Double, Substring) {
@@ -94,9 +98,18 @@ package struct Threshold: Sendable, Equatable {
             wellFormed = digits()
         }
         guard wellFormed, let value = Double(text[..<index]) else { throw fail(.notANumber(String(text))) }
+        let rest = text[index...]
+        if text[..<index].drop(while: { $0 == "-" || $0 == "+" }) == "0", rest.first == "x" || rest.first == "X" {
+            throw fail(.hexadecimal(String(text)))
+        }
+        if let first = rest.first, [",", "_", " "].contains(first),
+            let next = trimmed(rest.dropFirst()).first, next.isASCII, next.isNumber
+        {
+            throw fail(.digitSeparator(String(text)))
+        }
         guard value.isFinite else { throw fail(.tooLarge(String(text[..<index]))) }
         guard !negative || value == 0 else { throw fail(.negative(String(text))) }
-        return (abs(value), trimmed(text[index...]))
+        return (abs(value), trimmed(rest))
     }
 
     private static func trimmed(_ text: Substring) -> Substring {

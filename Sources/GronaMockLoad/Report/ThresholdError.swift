@@ -14,6 +14,10 @@ package struct ThresholdError: Error, Sendable, Equatable, CustomStringConvertib
         case needsVerification(String)
         case missingValue
         case notANumber(String)
+        /// `0x10`: Swift would read it, a threshold does not.
+        case hexadecimal(String)
+        /// `1,000`, `1_000`, `1 000`, or a decimal comma (`0,5`).
+        case digitSeparator(String)
         /// A number beyond any Double (`1e400`), or whose nanoseconds are.
         case tooLarge(String)
         case negative(String)
@@ -22,6 +26,8 @@ package struct ThresholdError: Error, Sendable, Equatable, CustomStringConvertib
         /// A unit, or anything else, after a value that takes none.
         case unexpectedUnit(metric: String, kind: ThresholdMetric.Kind, text: String)
         case fractionAboveOne(metric: String, value: String)
+        /// A fraction written as a percentage: `errors.rate<1%`.
+        case percentage(metric: String, percent: Double)
 
         var sentence: String {
             let comparisons = ThresholdComparison.allCases.map(\.rawValue).joined(separator: ", ")
@@ -39,12 +45,18 @@ package struct ThresholdError: Error, Sendable, Equatable, CustomStringConvertib
                 "no metric before the comparison"
             case .unknownMetric(let name):
                 "unknown metric \"\(name)\""
+                    + (ThresholdMetric.suggestion(for: name).map { "; did you mean \($0)?" } ?? "")
             case .needsVerification(let name):
                 "\(name) needs --verify: it counts what the check after the run found"
             case .missingValue:
                 "no value after the comparison"
             case .notANumber(let text):
                 "\"\(text)\" is not a number; write digits such as 10, 0.5 or 1e3"
+            case .hexadecimal(let text):
+                "\"\(text)\" is not a number: hexadecimal is not accepted; write decimal digits such as 16"
+            case .digitSeparator(let text):
+                "\"\(text)\" is not a number: write digits without separators (1000), and a point for "
+                    + "a fraction (0.5)"
             case .tooLarge(let text):
                 "\"\(text)\" is too large"
             case .negative(let text):
@@ -53,10 +65,14 @@ package struct ThresholdError: Error, Sendable, Equatable, CustomStringConvertib
                 "\(metric) is a latency and its value needs a unit (\(units)), as in \(metric)<10ms"
             case .unknownUnit(let text):
                 "unknown unit \"\(text)\"; a latency takes \(units)"
+                    + (LatencyUnit(text: text.lowercased()).map { ", in lower case: \($0.rawValue)" } ?? "")
             case .unexpectedUnit(let metric, let kind, let text):
                 "\(metric) is \(kind.noun) and takes no unit, found \"\(text)\" after the number"
             case .fractionAboveOne(let metric, let value):
                 "\(metric) is a fraction from 0 to 1 (0.01 is 1%), found \(value)"
+            case .percentage(let metric, let percent):
+                "\(metric) is a fraction from 0 to 1, not a percentage: write "
+                    + "\(ReportFormat.shortest(percent / 100)) for \(ReportFormat.shortest(percent))%"
             }
         }
     }
@@ -71,6 +87,9 @@ package struct ThresholdError: Error, Sendable, Equatable, CustomStringConvertib
     }
 
     package var description: String {
-        "threshold \"\(expression)\": \(problem.sentence).\n  valid metrics: \(ThresholdMetric.validMetrics)"
+        let sentence = problem.sentence
+        // A sentence that ends with a question (did you mean ...?) takes no full stop after it.
+        let stop = sentence.hasSuffix("?") ? "" : "."
+        return "threshold \"\(expression)\": \(sentence)\(stop)\n  valid metrics: \(ThresholdMetric.validMetrics)"
     }
 }

@@ -71,6 +71,40 @@ package enum ThresholdMetric: Hashable, Sendable {
         if case .run(let statistic) = self { statistic.needsVerification } else { false }
     }
 
+    /// Every metric's name, aliases included.
+    package static var allNames: [String] {
+        var names = aliases.keys.sorted() + RunStatistic.allCases.map(\.rawValue)
+        for scope in LoadScope.allCases {
+            names += LatencyStatistic.allCases.map { "\(scope.name).\($0.rawValue)" }
+            names += RequestStatistic.allCases.map { "\(scope.name).\($0.rawValue)" }
+        }
+        return names
+    }
+
+    /// The metrics `name` was most likely meant to be (`config.rejected` gives `configs.rejected`, `EVENTS.P99`
+    /// `events.p99`, `events.p95` both `events.p90` and `events.p99`): the closest names within two edits,
+    /// ignoring case, joined by "or"; nil when none is that close or the name is too long to be a typo of one.
+    package static func suggestion(for name: String) -> String? {
+        let typed = Array(name.lowercased())
+        guard typed.count <= 64 else { return nil }
+        let distances = allNames.map { (name: $0, distance: editDistance(typed, Array($0))) }
+        guard let closest = distances.map(\.distance).min(), closest <= 2 else { return nil }
+        return distances.filter { $0.distance == closest }.prefix(3).map(\.name).joined(separator: " or ")
+    }
+
+    /// Levenshtein distance, one row at a time.
+    private static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1]
+            for (j, y) in b.enumerated() {
+                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+
     /// Every metric there is, for error messages: the scoped ones as patterns, the others in full.
     package static var validMetrics: String {
         let scopes = LoadScope.allCases.map(\.name).joined(separator: "|")

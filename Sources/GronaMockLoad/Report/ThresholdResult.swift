@@ -50,8 +50,14 @@ extension ThresholdMetric {
             case .eventsAcknowledged: Double(statistics.eventsAcknowledged)
             case .eventsAcknowledgedRate: report.perSecond(statistics.eventsAcknowledged)
             case .eventsAbandoned: Double(statistics.eventsAbandoned)
+            case .eventsRejected: Double(statistics.eventsRejected)
+            case .eventsUnsent: Double(statistics.eventsUnsent)
+            case .eventsUnconfirmed: Double(statistics.eventsUnconfirmed)
+            case .configsRejected: Double(statistics.configsRejected)
+            case .grantsRejected: Double(statistics.grantsRejected)
             case .verifyLost: report.verification.map { Double($0.lost) }
             case .verifyUnacknowledged: report.verification.map { Double($0.unacknowledged) }
+            case .verifyDoubled: report.verification.map { Double($0.doubled) }
             case .verifyViolations: report.verification.map { Double($0.violations) }
             }
         }

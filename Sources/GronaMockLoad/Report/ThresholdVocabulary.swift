@@ -84,8 +84,19 @@ package enum RunStatistic: String, Sendable, CaseIterable {
     /// Acknowledged events per second over the run.
     case eventsAcknowledgedRate = "events.acknowledged_rate"
     case eventsAbandoned = "events.abandoned"
+    /// Events refused one by one in a 200 answer, with a field and a reason (contract §7).
+    case eventsRejected = "events.rejected"
+    /// Events still waiting or in flight when the run stopped waiting.
+    case eventsUnsent = "events.unsent"
+    /// Events answered 200 without the contract's counts.
+    case eventsUnconfirmed = "events.unconfirmed"
+    /// Configurations and grants that did not verify: the same figures as the report's warnings, for a
+    /// pipeline that must fail on them.
+    case configsRejected = "configs.rejected"
+    case grantsRejected = "grants.rejected"
     case verifyLost = "verify.lost"
     case verifyUnacknowledged = "verify.unacknowledged"
+    case verifyDoubled = "verify.doubled"
     case verifyViolations = "verify.violations"
 
     /// The `verify.*` figures exist only when the run checked what the server stored.

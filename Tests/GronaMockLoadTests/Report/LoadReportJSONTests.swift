@@ -13,14 +13,20 @@ import Testing
         let json = try parsed(ReportFixtures.report())
         #expect(
             json.objectValue?.keys == [
-                "run", "elapsedSeconds", "visits", "events", "endpoints", "http", "configs", "grants", "verify",
-                "thresholds", "passed",
+                "run", "elapsedSeconds", "interrupted", "visits", "events", "endpoints", "http", "configs", "grants",
+                "verify", "thresholds", "warnings", "passed",
             ])
         #expect(json["endpoints"]?.objectValue?.keys == ["config", "grants", "events"])
         #expect(
             json["run"]?.objectValue?.keys == [
                 "url", "workspace", "installs", "rate", "rampFrom", "rampSeconds", "durationSeconds", "seed",
-                "batchSize", "batchAgeSeconds", "maxInFlight", "gzip", "version",
+                "batchSize", "batchAgeSeconds", "maxInFlight", "gzip", "offlineShare", "offlineSeconds", "runTag",
+                "version",
+            ])
+        #expect(
+            json["events"]?.objectValue?.keys == [
+                "logged", "acknowledged", "accepted", "duplicate", "rejected", "abandoned", "unsent", "unconfirmed",
+                "perSecond",
             ])
     }
 
@@ -34,6 +40,28 @@ import Testing
         #expect(run["seed"]?.numberValue?.text == "18446744073709551615")
         #expect(run["gzip"] == .bool(true))
         #expect(run["version"] == "1.2.3")
+        #expect(run["offlineShare"]?.doubleValue == 0)
+        #expect(run["offlineSeconds"]?.doubleValue == 0)
+        #expect(run["runTag"] == .null)
+    }
+
+    @Test func offlineRunTagAndInterruption() throws {
+        var run = ReportFixtures.run
+        run.offlineShare = 0.25
+        run.offlineSeconds = 1.5
+        run.runTag = "ci-42"
+        var statistics = ReportFixtures.statistics
+        statistics.interrupted = true
+        statistics.eventsUnconfirmed = 7
+        let json = try parsed(LoadReport(run: run, statistics: statistics, elapsedSeconds: 3))
+        #expect(json["run"]?["offlineShare"]?.doubleValue == 0.25)
+        #expect(json["run"]?["offlineSeconds"]?.doubleValue == 1.5)
+        #expect(json["run"]?["runTag"] == "ci-42")
+        #expect(json["interrupted"] == .bool(true))
+        #expect(json["events"]?["unconfirmed"]?.int64Value == 7)
+        let codes = json["warnings"]?.arrayValue?.compactMap { $0["code"]?.stringValue }
+        #expect(codes == ["events_abandoned", "events_unsent", "events_unconfirmed", "interrupted"])
+        #expect(try parsed(ReportFixtures.report())["interrupted"] == .bool(false))
     }
 
     @Test func countsAndRates() throws {
@@ -96,6 +124,7 @@ import Testing
         #expect(verify["lost"]?.int64Value == 1)
         #expect(verify["stored"]?.int64Value == 4_899)
         #expect(verify["sampleLost"] == ["ev-lost-1"])
+        #expect(verify["sampleUnacknowledged"] == [])
         #expect(verify["sampleViolations"]?[0]?.stringValue == "event_id_reused: \u{1B}[31mred\u{1B}[0m")
         let thresholds = try #require(json["thresholds"]?.arrayValue)
         #expect(thresholds.count == 3)
@@ -106,6 +135,15 @@ import Testing
         #expect(thresholds[1]["passed"] == .bool(false))
         #expect(thresholds[2]["value"] == .null)
         #expect(json["passed"] == .bool(false))
+    }
+
+    @Test func unacknowledgedSampleAtMostTen() throws {
+        let verification = LoadVerification(
+            stored: 12, unacknowledged: 12, sampleUnacknowledged: (1...12).map { "ev-\($0)" })
+        let json = try parsed(ReportFixtures.report(verification: verification))
+        let sample = try #require(json["verify"]?["sampleUnacknowledged"]?.arrayValue)
+        #expect(sample.compactMap(\.stringValue) == (1...10).map { "ev-\($0)" })
+        #expect(json["verify"]?["unacknowledged"]?.int64Value == 12)
     }
 
     @Test func withoutVerifyIsNullAndAPassingRunSaysSo() throws {

@@ -90,13 +90,52 @@ import Testing
         #expect(rows[2] == ["PASS", "http.rps>=30", "30.0/s"])
         #expect(rows[3] == ["FAIL", "grants.p99<1s", "no", "requests"])
         #expect(rows[4] == ["FAIL", "verify.lost==0", "1"])
-        #expect(all.contains("result      FAIL (verification failed; 3 of 5 thresholds broken)"))
+        #expect(all.contains("result      FAIL (verification failed; 3 of 5 thresholds broken), with 2 warnings"))
     }
 
+    /// The fixture abandoned 50 events and left 50 unsent: a PASS, with the two warnings.
     @Test func aPassingRunEndsWithPass() throws {
         let report = try ReportFixtures.report(thresholds: ["events.p99<1s"])
-        #expect(report.text.hasSuffix("\nresult      PASS\n"))
+        #expect(report.text.hasSuffix("\nresult      PASS, with 2 warnings\n"))
         #expect(!report.text.contains("verify "))
+    }
+
+    @Test func offlineRunTagAndInterruptionInTheHeader() throws {
+        var run = ReportFixtures.run
+        run.offlineShare = 0.1
+        run.offlineSeconds = 30
+        run.runTag = "ci-42"
+        var statistics = ReportFixtures.statistics
+        statistics.interrupted = true
+        let report = LoadReport(run: run, statistics: statistics, elapsedSeconds: 4.25)
+        let all = lines(report)
+        #expect(all[0].hasSuffix(", seed 18446744073709551615, run tag ci-42"))
+        #expect(all.contains("  offline: 10% of installs, once each, for 30s"))
+        #expect(all.contains("  elapsed 4.3s, interrupted (Ctrl-C): the figures cover what ran"))
+        // Without them the header says nothing of them.
+        let plain = try ReportFixtures.report().text
+        for word in ["run tag", "offline", "interrupted"] { #expect(!plain.contains(word), "\(word)") }
+    }
+
+    @Test func unconfirmedEventsAreShownWhenThereAreSome() throws {
+        var statistics = ReportFixtures.statistics
+        statistics.eventsUnconfirmed = 349
+        let report = LoadReport(run: ReportFixtures.run, statistics: statistics, elapsedSeconds: 10)
+        #expect(try line(report, startingWith: "events ").hasSuffix("unsent 50, unconfirmed 349"))
+        #expect(try !line(ReportFixtures.report(), startingWith: "events ").contains("unconfirmed"))
+    }
+
+    /// Samples of unacknowledged events as of lost ones, at most ten of each whatever the engine collected.
+    @Test func verificationSamples() throws {
+        let verification = LoadVerification(
+            acknowledged: 10, stored: 22, unacknowledged: 12, sampleUnacknowledged: (1...12).map { "ev-\($0)" },
+            sampleViolations: (1...11).map { "rule: \($0)" })
+        let report = try ReportFixtures.report(verification: verification)
+        let all = lines(report)
+        let sample = try #require(all.first { $0.hasPrefix("            unacknowledged: ") })
+        #expect(sample == "            unacknowledged: " + (1...10).map { "ev-\($0)" }.joined(separator: ", "))
+        #expect(!all.contains { $0.hasPrefix("            lost:") })
+        #expect(all.filter { $0.hasPrefix("            violation rule: ") }.count == 10)
     }
 
     @Test(arguments: [

@@ -26,8 +26,8 @@ import Testing
     @Test func plainLineHasEveryFigure() {
         let line = second().rendered(for: .plain)
         #expect(
-            line == "12s/1m00s  visits 20.0/s of 20  events 300/s  in flight 14  errors 3  p50(run) 5.00ms  "
-                + "p99(run) 9.90ms\n")
+            line == "12s/1m00s  visits 20.0/s of 20.0 over 1s  events 300/s  in flight 14  errors 3  "
+                + "p50(run) 5.00ms  p99(run) 9.90ms\n")
     }
 
     @Test func anIntervalHistogramIsUsedWhenGiven() {
@@ -41,7 +41,7 @@ import Testing
 
     @Test func droppedVisitsShowOnlyWhenThereAreSome() {
         #expect(!second().rendered(for: .plain).contains("dropped"))
-        #expect(second(dropped: 7).rendered(for: .plain).contains("of 20  dropped 7  events"))
+        #expect(second(dropped: 7).rendered(for: .plain).contains("over 1s  dropped 7  events"))
     }
 
     @Test func onATerminalTheLineIsRewrittenInPlace() {
@@ -71,8 +71,8 @@ import Testing
     }
 
     @Test func aVeryNarrowWidthStillKeepsTheVisitRate() {
-        let fitted = second().fitted(width: 30)
-        #expect(fitted == "visits 20.0/s of 20  errors 3")
+        let fitted = second().fitted(width: 31)
+        #expect(fitted == "visits 20.0/s of 20.0  errors 3")
         #expect(second().fitted(width: 5).count == 5)
         #expect(second().fitted(width: -1) == "")
     }
@@ -81,7 +81,33 @@ import Testing
         let line = ProgressLine(
             previous: statistics(scale: 10), current: LoadStatistics(), intervalSeconds: 0, elapsedSeconds: 0,
             durationSeconds: 0, targetRate: .nan, inFlight: -3)
-        #expect(line.rendered(for: .plain).hasPrefix("0s/0s  visits 0.0/s of -  events 0.0/s  in flight 0"))
+        #expect(line.rendered(for: .plain).hasPrefix("0s/0s  visits 0.0/s of - over 0s  events 0.0/s  in flight 0"))
+    }
+
+    /// On a terminal a line a second needs no "over"; the plain line says how long its rates are over.
+    @Test func theTerminalLineLeavesOutTheInterval() {
+        #expect(second().fitted(width: 200).hasPrefix("12s/1m00s  visits 20.0/s of 20.0  events 300/s"))
+    }
+
+    /// Requests waiting behind the cap show beside those in flight, only when there are some.
+    @Test func queuedRequestsShowWhenThereAreSome() {
+        var line = second(inFlight: 256)
+        #expect(!line.rendered(for: .plain).contains("queued"))
+        line.queued = 80
+        #expect(line.rendered(for: .plain).contains("  in flight 256  queued 80  errors 3  "))
+        #expect(line.rendered(for: .terminal).contains("queued 80"))
+    }
+
+    /// After --duration no visit starts: the line says draining, not a visit rate of 0 against the schedule.
+    @Test func afterTheDurationTheLineSaysDraining() {
+        var line = second(visits: 0, events: 50)
+        line.elapsedSeconds = 63
+        line.draining = true
+        line.queued = 4
+        let plain = line.rendered(for: .plain)
+        #expect(plain.hasPrefix("1m03s/1m00s  draining  events 50.0/s  in flight 14  queued 4  errors 3  "))
+        #expect(!plain.contains("visits"))
+        #expect(line.fitted(width: 20) == "draining  errors 3")
     }
 
     @Test(arguments: [

@@ -48,6 +48,13 @@ import Testing
         Row(expression: "events.acknowledged==4900", value: 4_900, passed: true),
         Row(expression: "events.acknowledged_rate>=490", value: 490, passed: true),
         Row(expression: "events.abandoned==0", value: 50, passed: false),
+        // 10 events rejected and 50 unsent; every configuration and grant verified; no unconfirmed answer.
+        Row(expression: "events.rejected==10", value: 10, passed: true),
+        Row(expression: "events.unsent==0", value: 50, passed: false),
+        Row(expression: "events.unconfirmed==0", value: 0, passed: true),
+        Row(expression: "configs.rejected==0", value: 0, passed: true),
+        Row(expression: "grants.rejected>0", value: 0, passed: false),
+        Row(expression: "verify.doubled==0", value: 0, passed: true),
         Row(expression: "verify.lost==0", value: 1, passed: false),
         Row(expression: "verify.unacknowledged==0", value: 0, passed: true),
         Row(expression: "verify.violations<2", value: 1, passed: true),

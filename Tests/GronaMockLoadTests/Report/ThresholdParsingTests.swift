@@ -50,6 +50,12 @@ import Testing
             expression: "events.acknowledged_rate>500", metric: .run(.eventsAcknowledgedRate), comparison: .greater,
             value: 500),
         Good(expression: "events.abandoned==0", metric: .run(.eventsAbandoned), comparison: .equal, value: 0),
+        Good(expression: "events.rejected==0", metric: .run(.eventsRejected), comparison: .equal, value: 0),
+        Good(expression: "events.unsent<=10", metric: .run(.eventsUnsent), comparison: .lessOrEqual, value: 10),
+        Good(expression: "events.unconfirmed==0", metric: .run(.eventsUnconfirmed), comparison: .equal, value: 0),
+        Good(expression: "configs.rejected==0", metric: .run(.configsRejected), comparison: .equal, value: 0),
+        Good(expression: "grants.rejected < 1", metric: .run(.grantsRejected), comparison: .less, value: 1),
+        Good(expression: "verify.doubled==0", metric: .run(.verifyDoubled), comparison: .equal, value: 0),
         Good(expression: "verify.lost==0", metric: .run(.verifyLost), comparison: .equal, value: 0),
         Good(expression: "verify.unacknowledged==0", metric: .run(.verifyUnacknowledged), comparison: .equal, value: 0),
         Good(expression: "verify.violations<=-0", metric: .run(.verifyViolations), comparison: .lessOrEqual, value: 0),
@@ -93,12 +99,19 @@ import Testing
         Bad(expression: "events.p99<10ms<20ms", problem: .repeatedComparison, says: "more than one comparison"),
         Bad(expression: "events.p99 < = 10ms", problem: .repeatedComparison, says: "more than one comparison"),
         Bad(
-            expression: "events.p95<10ms", problem: .unknownMetric("events.p95"), says: "unknown metric \"events.p95\""),
+            expression: "events.p95<10ms", problem: .unknownMetric("events.p95"),
+            says: "unknown metric \"events.p95\"; did you mean events.p90 or events.p99?"),
+        Bad(
+            expression: "config.rejected>0", problem: .unknownMetric("config.rejected"),
+            says: "did you mean configs.rejected?"),
+        Bad(
+            expression: "verify.double==0", problem: .unknownMetric("verify.double"),
+            says: "did you mean verify.doubled?"),
         Bad(expression: "events.p999<10ms", problem: .unknownMetric("events.p999"), says: "unknown metric"),
         Bad(expression: "events.p99_9<10ms", problem: .unknownMetric("events.p99_9"), says: "unknown metric"),
         Bad(expression: "event.p99<10ms", problem: .unknownMetric("event.p99"), says: "unknown metric \"event.p99\""),
         Bad(expression: "events. p99<10ms", problem: .unknownMetric("events. p99"), says: "unknown metric"),
-        Bad(expression: "EVENTS.P99<10ms", problem: .unknownMetric("EVENTS.P99"), says: "unknown metric"),
+        Bad(expression: "EVENTS.P99<10ms", problem: .unknownMetric("EVENTS.P99"), says: "did you mean events.p99?"),
         Bad(expression: "p99<10ms", problem: .unknownMetric("p99"), says: "unknown metric \"p99\""),
         Bad(expression: "errors<0.1", problem: .unknownMetric("errors"), says: "unknown metric"),
         Bad(
@@ -107,6 +120,9 @@ import Testing
         Bad(
             expression: "verify.violations<1", verify: false, problem: .needsVerification("verify.violations"),
             says: "needs --verify"),
+        Bad(
+            expression: "verify.doubled==0", verify: false, problem: .needsVerification("verify.doubled"),
+            says: "verify.doubled needs --verify"),
         Bad(expression: "events.p99<", problem: .missingValue, says: "no value after the comparison"),
         Bad(expression: "events.p99<ms", problem: .notANumber("ms"), says: "\"ms\" is not a number"),
         Bad(expression: "errors.rate<NaN", problem: .notANumber("NaN"), says: "not a number"),
@@ -114,8 +130,17 @@ import Testing
         Bad(expression: "events.count<inf", problem: .notANumber("inf"), says: "not a number"),
         Bad(expression: "events.count<infinity", problem: .notANumber("infinity"), says: "not a number"),
         Bad(
-            expression: "events.count<0x10",
-            problem: .unexpectedUnit(metric: "events.count", kind: .count, text: "x10"), says: "takes no unit"),
+            expression: "errors.count<0x10", problem: .hexadecimal("0x10"),
+            says: "\"0x10\" is not a number: hexadecimal is not accepted"),
+        Bad(expression: "events.p99<0X1fms", problem: .hexadecimal("0X1fms"), says: "hexadecimal"),
+        Bad(expression: "events.count<-0x10", problem: .hexadecimal("-0x10"), says: "hexadecimal"),
+        Bad(expression: "events.count<1,000", problem: .digitSeparator("1,000"), says: "without separators (1000)"),
+        Bad(expression: "events.count<1_000", problem: .digitSeparator("1_000"), says: "not a number"),
+        Bad(expression: "events.count<1 000", problem: .digitSeparator("1 000"), says: "not a number"),
+        Bad(expression: "errors.rate<0,5", problem: .digitSeparator("0,5"), says: "a point for a fraction (0.5)"),
+        Bad(
+            expression: "events.count<10x", problem: .unexpectedUnit(metric: "events.count", kind: .count, text: "x"),
+            says: "takes no unit"),
         Bad(expression: "events.count<.5", problem: .notANumber(".5"), says: "not a number"),
         Bad(expression: "events.count<1.", problem: .notANumber("1."), says: "not a number"),
         Bad(expression: "events.count<1e", problem: .notANumber("1e"), says: "not a number"),
@@ -126,7 +151,8 @@ import Testing
             expression: "events.p99<10", problem: .missingUnit(metric: "events.p99"),
             says: "events.p99 is a latency and its value needs a unit (us, ms, s)"),
         Bad(expression: "http.max<1 minute", problem: .unknownUnit("minute"), says: "unknown unit \"minute\""),
-        Bad(expression: "events.p99<10MS", problem: .unknownUnit("MS"), says: "unknown unit"),
+        Bad(expression: "events.p99<10MS", problem: .unknownUnit("MS"), says: "in lower case: ms"),
+        Bad(expression: "events.p99<10 sec", problem: .unknownUnit("sec"), says: "a latency takes us, ms, s"),
         Bad(
             expression: "events.count<10ms", problem: .unexpectedUnit(metric: "events.count", kind: .count, text: "ms"),
             says: "events.count is a count and takes no unit, found \"ms\""),
@@ -134,8 +160,14 @@ import Testing
             expression: "config.rps>10/s", problem: .unexpectedUnit(metric: "config.rps", kind: .perSecond, text: "/s"),
             says: "a rate per second"),
         Bad(
-            expression: "errors.rate<1%", problem: .unexpectedUnit(metric: "errors.rate", kind: .fraction, text: "%"),
-            says: "a fraction"),
+            expression: "errors.rate<1%", problem: .percentage(metric: "errors.rate", percent: 1),
+            says: "errors.rate is a fraction from 0 to 1, not a percentage: write 0.01 for 1%"),
+        Bad(
+            expression: "dropped.rate <= 0.5 %", problem: .percentage(metric: "dropped.rate", percent: 0.5),
+            says: "write 0.005 for 0.5%"),
+        Bad(
+            expression: "events.count<5%", problem: .unexpectedUnit(metric: "events.count", kind: .count, text: "%"),
+            says: "events.count is a count and takes no unit, found \"%\""),
         Bad(
             expression: "errors.rate<5", problem: .fractionAboveOne(metric: "errors.rate", value: "5"),
             says: "0.01 is 1%"),
@@ -154,6 +186,19 @@ import Testing
             return error.problem == row.problem && error.expression == row.expression
                 && message.hasPrefix("threshold \"\(row.expression)\": ") && message.contains(row.says)
         }
+    }
+
+    @Test func aQuestionEndsTheSentence() {
+        let message = ThresholdError(expression: "verify.double==0", problem: .unknownMetric("verify.double"))
+        #expect(
+            message.description.hasPrefix(
+                "threshold \"verify.double==0\": unknown metric \"verify.double\"; "
+                    + "did you mean verify.doubled?\n  valid metrics: "))
+        let hex = ThresholdError(expression: "errors.count<0x10", problem: .hexadecimal("0x10"))
+        #expect(
+            hex.description.hasPrefix(
+                "threshold \"errors.count<0x10\": \"0x10\" is not a number: hexadecimal "
+                    + "is not accepted; write decimal digits such as 16.\n"))
     }
 
     /// Every refusal lists every metric, so that the fix is on the screen.
