@@ -112,10 +112,7 @@ enum LoadCommand {
         let mode = ProgressMode.current(quiet: settings.quiet, environment: environment)
         var ticker = ProgressTicker(mode: mode, run: description)
         runner.onProgress { progress in
-            let line = ticker.text(
-                for: progress.statistics, elapsedSeconds: progress.elapsedSeconds, inFlight: progress.inFlight,
-                intervalLatency: progress.intervalLatency)
-            if let line { Console.error(line, newline: false) }
+            if let line = ticker.text(for: progress) { Console.error(line, newline: false) }
         }
         var announced = false
         runner.stopWhen {
@@ -136,7 +133,9 @@ enum LoadCommand {
             verifyError = "--verify was skipped: the run was interrupted"
         } else if settings.verify {
             do {
-                verification = try RunVerifier(settings: settings, result: result).verify()
+                let (found, sample) = try RunVerifier(settings: settings, result: result).verifyWithSamples()
+                verification = found
+                verification?.sampleUnacknowledged = sample
             } catch {
                 verifyError = "--verify could not check the run: \(error)"
             }
@@ -180,6 +179,7 @@ enum LoadCommand {
             rampFrom: settings.rampFrom, rampSeconds: settings.ramp.seconds,
             durationSeconds: settings.duration.seconds, seed: settings.seed, batchSize: settings.batchSize,
             batchAgeSeconds: settings.batchAge.seconds, maxInFlight: settings.maxInFlight, gzip: settings.gzip,
-            version: GronaMockVersion.current)
+            offlineShare: settings.offlineShare, offlineSeconds: settings.offlineDuration.seconds,
+            runTag: settings.runTag, version: GronaMockVersion.current)
     }
 }
