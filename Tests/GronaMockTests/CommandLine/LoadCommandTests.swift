@@ -65,6 +65,8 @@ struct LoadCommandTests {
             #expect(verify?["passed"]?.boolValue == false)
             #expect((verify?["unacknowledged"]?.int64Value ?? 0) > 0)
             #expect(verify?["lost"]?.int64Value == 0)
+            let sample = verify?["sampleUnacknowledged"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            #expect(!sample.isEmpty, "the report names some of them")
             #expect(result.stderr.contains("verify      FAIL"), "stderr: \(result.stderr)")
         }
     }
