@@ -97,7 +97,7 @@ extension LoadCommand {
 
     /// A seed from the clock and the process id, printed so that the run can be repeated.
     private static func drawnSeed() -> UInt64 {
-        var mixer = GronaMockLoad.SplitMix64(
+        var mixer = SplitMix64(
             seed: UInt64(MonotonicClock.now()) ^ UInt64(UInt32(bitPattern: getpid())) << 32)
         return mixer.next() >> 1
     }
@@ -106,7 +106,7 @@ extension LoadCommand {
     private static func runTag() -> String {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
-        var mixer = GronaMockLoad.SplitMix64(
+        var mixer = SplitMix64(
             seed: UInt64(spec.tv_sec) &* 1_000_000_000 &+ UInt64(spec.tv_nsec) ^ UInt64(UInt32(bitPattern: getpid())))
         let value = mixer.next() & 0xFFFF_FFFF
         let text = String(value, radix: 16)

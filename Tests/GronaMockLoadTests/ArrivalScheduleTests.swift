@@ -1,3 +1,4 @@
+import GronaMock
 import Testing
 
 @testable import GronaMockLoad

@@ -24,7 +24,7 @@ import Testing
         let simulator = VisitSimulator(
             encoder: EventEncoder(runTag: "t"), catalogue: .standard, offersEnabled: false)
         var install = InstallState()
-        var random = GronaMockLoad.SplitMix64(seed: 3)
+        var random = SplitMix64(seed: 3)
         var logged = 0
         for visit in 0..<count {
             logged += simulator.visit(
@@ -118,7 +118,7 @@ import Testing
         let first = FleetConfig(revision: 5, demoMode: false, holdout: nil, campaigns: Self.campaigns(variants: 3))
         let second = FleetConfig(revision: 5, demoMode: false, holdout: nil, campaigns: Self.campaigns(variants: 1))
         var install = InstallState()
-        var random = GronaMockLoad.SplitMix64(seed: 9)
+        var random = SplitMix64(seed: 9)
         for visit in 0..<30 {
             _ = simulator.visit(
                 &install, index: 0, config: first, timestamp: 1_800_000_000_000 + Int64(visit), random: &random)

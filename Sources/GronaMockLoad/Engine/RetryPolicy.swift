@@ -1,3 +1,5 @@
+import GronaMock
+
 /// When a failed batch is sent again: exponential backoff with full jitter (AWS Architecture Blog, "Exponential
 /// Backoff and Jitter"), so that a fleet that failed together does not retry together, and never sooner than the
 /// server's `Retry-After` (RFC 9110 §10.2.3).
@@ -8,8 +10,8 @@ package struct RetryPolicy: Sendable, Equatable {
 
     package init(maxRetries: Int, base: Duration, cap: Duration = .seconds(30)) {
         self.maxRetries = max(0, maxRetries)
-        baseNanoseconds = max(1, base.nanosecondsClamped)
-        capNanoseconds = max(baseNanoseconds, cap.nanosecondsClamped)
+        baseNanoseconds = max(1, base.nanoseconds)
+        capNanoseconds = max(baseNanoseconds, cap.nanoseconds)
     }
 
     /// The wait before retry number `retry` (1 for the first), with `retryAfterSeconds` from the answer if any.
@@ -24,17 +26,5 @@ package struct RetryPolicy: Sendable, Equatable {
         // Retry-After is capped at a day, as the mock's faults are: nothing a run would wait for.
         let told = UInt64(min(max(seconds, 0), 86_400)) * 1_000_000_000
         return max(jittered, told)
-    }
-}
-
-extension Duration {
-    /// Whole nanoseconds, 0 for negative durations and saturating at UInt64.max.
-    var nanosecondsClamped: UInt64 {
-        let (seconds, attoseconds) = components
-        guard seconds >= 0 else { return 0 }
-        let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
-        guard !overflow else { return .max }
-        let (total, carried) = whole.addingReportingOverflow(UInt64(attoseconds / 1_000_000_000))
-        return carried ? .max : total
     }
 }

@@ -1,3 +1,5 @@
+import GronaMock
+
 /// The shop the simulated shoppers browse: products with prices, categories, and the named `other` screens.
 /// It holds the ids the committed acme-market campaigns target (spaghetti, oat drink, breakfast listings,
 /// membership), so that a run exercises their targeting and not only the home screen.

@@ -1,3 +1,4 @@
+import GronaMock
 import GronaMockHTTP
 
 /// The open model's visits (each drawn from the seed and its number), an install's launch, the timers the
@@ -33,7 +34,7 @@ extension FleetRunner {
         requestConfig(index, due: intended, conditional: false)
         if settings.offlineShare > 0 && random.chance(settings.offlineShare) {
             let remaining =
-                settings.duration.nanosecondsClamped &- min(now &- monotonicStart, settings.duration.nanosecondsClamped)
+                settings.duration.nanoseconds &- min(now &- monotonicStart, settings.duration.nanoseconds)
             let start = now &+ UInt64(random.unit() * Double(remaining / 2))
             timers.schedule(.offlineStart(index), at: start)
         }
