@@ -63,7 +63,18 @@ extension FleetRunner {
         }
     }
 
-    /// The run is over: every install comes back online and sends what it holds, whatever its batch age.
+    /// The run is over: every install that is offline comes back online, and sends what it holds by the batch
+    /// rules (size or age).
+    func comeBackOnline(now: UInt64) {
+        for index in installs.indices where installs[index].pendingCount > 0 {
+            if installs[index].offlineUntil > now { installs[index].onlineSince = now }
+            installs[index].offlineUntil = 0
+            sendIfDue(index, now: now)
+        }
+    }
+
+    /// The run was stopped (Ctrl-C): every install comes back online and sends what it holds at once, whatever
+    /// its batch age, so that the short drain of a stop sees every event sent.
     func flushAll(now: UInt64) {
         for index in installs.indices where installs[index].pendingCount > 0 {
             installs[index].flushing = true

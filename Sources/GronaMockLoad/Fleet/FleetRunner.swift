@@ -108,7 +108,8 @@ package final class FleetRunner {
                 statistics.interrupted = true
                 drainDeadline = min(
                     drainDeadline, MonotonicClock.deadline(from: now, after: settings.interruptDrainLimit))
-                if scheduling { stopScheduling(now: now) }
+                scheduling = false
+                flushAll(now: now)
             }
             while scheduling, let intended = visits.nextVisit(now: now) {
                 statistics.visitsScheduled += 1
@@ -160,10 +161,12 @@ package final class FleetRunner {
         wake > now ? Int32(min((wake - now) / 1_000_000, 50)) : 0
     }
 
-    /// No visit starts any more; every install sends what it holds.
+    /// No visit starts any more. Every install comes back online and sends what it holds as the SDK would, when
+    /// a batch is full or its oldest event is `--batch-age` old: flushing every install at the same instant would
+    /// be a burst no fleet of devices makes, and its queueing would be measured as the service's latency.
     private func stopScheduling(now: UInt64) {
         scheduling = false
-        flushAll(now: now)
+        comeBackOnline(now: now)
     }
 
     private func reportProgress(now: UInt64) {
