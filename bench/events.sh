@@ -77,9 +77,10 @@ declare -A GRONA_CORES=() THREADS_CORES=() WRK_CORES=() OTHER_CORES=() GRONA_JSO
 declare -A BULK_RPS=() PLAIN_RPS=() PLAIN_JSON=() EVENTS_S=() RATIO_BULK=() RATIO_BATCH=()
 # The peak per batch size, medians of the rounds.
 declare -A PEAK_EVENTS_S=() PEAK_RATIO=()
-# Filled in by the half-load run.
-HALF_TARGET="" HALF_RATE="" HALF_EVENTS_S="" HALF_P50="" HALF_P99="" HALF_P999="" HALF_MAX="" HALF_ERRORS=""
-HALF_DROPPED="" HALF_NOTE=""
+# Filled in by the half-load runs, per label (wrk, fleet).
+declare -A HALF_TARGET=() HALF_RATE=() HALF_EVENTS_S=() HALF_P50=() HALF_P99=() HALF_P999=() HALF_MAX=() HALF_NOTE=()
+PER_VISIT=""
+FLEET_PEAK=""
 # Set by plain_insert_rate.
 PLAIN_LAST_RATE=""
 PLAIN_LAST_CPU=""
@@ -398,35 +399,57 @@ json_figure() {
         "$1" "$2"
 }
 
-# The events endpoint's latency at half the median peak of batch 50, with a simulated SDK fleet.
-measure_half_load() {
-    local db="$WORK/events-half.sqlite" calibration="$WORK/half-calibration.json" report="$WORK/half.json"
-    log
-    HALF_TARGET="$(awk -v p="${PEAK_EVENTS_S[50]}" 'BEGIN { printf "%.0f", p / 2 }')"
-    log "== half load: a simulated fleet at half the peak of batch 50 ($HALF_TARGET events/s)"
-    start_grona "$db"
-    # Events per visit depend on the workspace's campaigns and the fleet's funnel: measured, not assumed.
-    load_run 500 3 "$calibration"
-    local per_visit
-    per_visit="$(json_figure "$calibration" 'r["events"]["logged"] / max(r["visits"]["started"], 1)')"
-    HALF_RATE="$(awk -v t="$HALF_TARGET" -v e="$per_visit" 'BEGIN { printf "%.0f", (e > 0 ? t / e : 0) }')"
-    ((HALF_RATE > 0)) || die "the calibration run logged no events: $(cat "$calibration.txt")"
-    log "   calibration: $per_visit events per visit; $HALF_RATE visits/s for ${DURATION}s," \
-        "$HALF_INSTALLS installs, load average $(load_average)"
+# One half-load run on a fresh server: half_run LABEL EVENTS-PER-SECOND. Fills HALF_*[LABEL].
+half_run() {
+    local label="$1" target="$2" report="$WORK/half-$1.json"
+    HALF_TARGET[$label]="$target"
+    HALF_RATE[$label]="$(awk -v t="$target" -v e="$PER_VISIT" 'BEGIN { printf "%.0f", t / e }')"
+    start_grona "$WORK/events-half-$label.sqlite"
     # A two-second ramp spreads the installs' first configuration fetches (an app launch storm) over it.
-    load_run "$HALF_RATE" "$((DURATION + 2))" "$report" --ramp 2s
-    HALF_EVENTS_S="$(json_figure "$report" 'round(r["events"]["perSecond"])')"
-    HALF_P50="$(json_figure "$report" 'r["endpoints"]["events"]["latencyMs"]["p50"]')"
-    HALF_P99="$(json_figure "$report" 'r["endpoints"]["events"]["latencyMs"]["p99"]')"
-    HALF_P999="$(json_figure "$report" 'r["endpoints"]["events"]["latencyMs"]["p99_9"]')"
-    HALF_MAX="$(json_figure "$report" 'r["endpoints"]["events"]["latencyMs"]["max"]')"
-    HALF_ERRORS="$(json_figure "$report" 'r["http"]["errors"]')"
-    HALF_DROPPED="$(json_figure "$report" 'r["visits"]["dropped"]')"
-    [[ "$HALF_ERRORS" == 0 ]] || HALF_NOTE="$HALF_ERRORS failed requests"
-    [[ "$HALF_DROPPED" == 0 ]] || HALF_NOTE="${HALF_NOTE:+$HALF_NOTE; }$HALF_DROPPED visits dropped"
-    log "   $HALF_EVENTS_S events/s acknowledged; events p50 ${HALF_P50}ms p99 ${HALF_P99}ms max ${HALF_MAX}ms;" \
-        "$HALF_ERRORS failed requests, $HALF_DROPPED visits dropped; load average $(load_average)"
+    load_run "${HALF_RATE[$label]}" "$((DURATION + 2))" "$report" --ramp 2s
     stop_grona
+    HALF_EVENTS_S[$label]="$(json_figure "$report" 'round(r["events"]["perSecond"])')"
+    HALF_P50[$label]="$(json_figure "$report" 'r["endpoints"]["events"]["latencyMs"]["p50"]')"
+    HALF_P99[$label]="$(json_figure "$report" 'r["endpoints"]["events"]["latencyMs"]["p99"]')"
+    HALF_P999[$label]="$(json_figure "$report" 'r["endpoints"]["events"]["latencyMs"]["p99_9"]')"
+    HALF_MAX[$label]="$(json_figure "$report" 'r["endpoints"]["events"]["latencyMs"]["max"]')"
+    local errors dropped
+    errors="$(json_figure "$report" 'r["http"]["errors"]')"
+    dropped="$(json_figure "$report" 'r["visits"]["dropped"]')"
+    HALF_NOTE[$label]=""
+    [[ "$errors" == 0 ]] || HALF_NOTE[$label]="$errors failed requests"
+    [[ "$dropped" == 0 ]] || HALF_NOTE[$label]="${HALF_NOTE[$label]:+${HALF_NOTE[$label]}; }$dropped visits dropped"
+    log "   $label: ${HALF_EVENTS_S[$label]} events/s acknowledged (asked $target); events p50 ${HALF_P50[$label]}ms" \
+        "p99 ${HALF_P99[$label]}ms max ${HALF_MAX[$label]}ms; $errors failed requests, $dropped visits dropped;" \
+        "load average $(load_average)"
+}
+
+# The events endpoint's latency at half the peak, with a simulated SDK fleet, two ways:
+#   wrk:   half the median peak of batch 50 above (the issue's target), though wrk's events are all alike (one
+#          install, one visit, one campaign) and so insert into the indexes in order, which real traffic does not;
+#   fleet: half the peak of the fleet's own traffic (varied installs, visits, campaigns and event types, gzipped),
+#          measured here by overloading a fresh server with the fleet and counting what it acknowledged.
+measure_half_load() {
+    local calibration="$WORK/half-calibration.json" peak="$WORK/half-peak.json"
+    log
+    log "== half load: a simulated fleet at half the peak of batch 50, then at half the fleet's own peak"
+    # Events per visit depend on the workspace's campaigns and the fleet's funnel: measured, not assumed.
+    start_grona "$WORK/events-calibration.sqlite"
+    load_run 500 3 "$calibration"
+    stop_grona
+    PER_VISIT="$(json_figure "$calibration" 'r["events"]["logged"] / max(r["visits"]["started"], 1)')"
+    awk -v e="$PER_VISIT" 'BEGIN { exit !(e > 0) }' || die "the calibration run logged no events: $(cat "$calibration.txt")"
+    log "   calibration: $PER_VISIT events per visit, $HALF_INSTALLS installs"
+    half_run wrk "$(awk -v p="${PEAK_EVENTS_S[50]}" 'BEGIN { printf "%.0f", p / 2 }')"
+    # The fleet's peak: asked for the wrk peak itself, which its traffic cannot reach; what is acknowledged is
+    # the most this server takes of it (the open model drops the visits it cannot start).
+    start_grona "$WORK/events-fleet-peak.sqlite"
+    load_run "$(awk -v p="${PEAK_EVENTS_S[50]}" -v e="$PER_VISIT" 'BEGIN { printf "%.0f", p / e }')" \
+        "$((DURATION + 2))" "$peak" --ramp 2s
+    stop_grona
+    FLEET_PEAK="$(json_figure "$peak" 'round(r["events"]["perSecond"])')"
+    log "   the fleet's peak: $FLEET_PEAK events/s acknowledged"
+    half_run fleet "$(awk -v p="$FLEET_PEAK" 'BEGIN { printf "%.0f", p / 2 }')"
 }
 
 # ---------------------------------------------------------------------------------------------------------
@@ -498,12 +521,18 @@ report() {
         echo "half load: skipped (SKIP_HALF=1)"
         return
     fi
-    echo "half load: $HALF_EVENTS_S events/s acknowledged (asked $HALF_TARGET, $HALF_RATE visits/s); events" \
-        "p50 ${HALF_P50}ms, p99 ${HALF_P99}ms, p99.9 ${HALF_P999}ms, max ${HALF_MAX}ms"
-    local half_verdict="PASS"
-    awk -v p="$HALF_P99" -v t="$HALF_P99_TARGET_MS" 'BEGIN { exit !(p + 0 < t) }' || half_verdict="BELOW TARGET"
-    [[ -z "$HALF_NOTE" ]] || half_verdict="BELOW TARGET ($HALF_NOTE)"
-    echo "half load: p99 ${HALF_P99}ms: $half_verdict"
+    local label verdict
+    for label in wrk fleet; do
+        echo "half load ($label): ${HALF_EVENTS_S[$label]} events/s acknowledged (asked ${HALF_TARGET[$label]}," \
+            "${HALF_RATE[$label]} visits/s); events p50 ${HALF_P50[$label]}ms, p99 ${HALF_P99[$label]}ms," \
+            "p99.9 ${HALF_P999[$label]}ms, max ${HALF_MAX[$label]}ms"
+        verdict="PASS"
+        awk -v p="${HALF_P99[$label]}" -v t="$HALF_P99_TARGET_MS" 'BEGIN { exit !(p + 0 < t) }' || verdict="BELOW TARGET"
+        [[ -z "${HALF_NOTE[$label]}" ]] || verdict="BELOW TARGET (${HALF_NOTE[$label]})"
+        echo "half load ($label): p99 ${HALF_P99[$label]}ms: $verdict"
+    done
+    echo "half load: wrk = half the peak of batch 50 above; fleet = half the fleet's own peak, $FLEET_PEAK events/s" \
+        "(its varied events insert all over the indexes, where wrk's insert in order)"
 }
 
 # The binary to measure: GRONA_BIN as given (another build, for a before/after), or the release build of this tree.
