@@ -16,17 +16,4 @@ static inline int grona_sqlite3_bind_blob_copy(sqlite3_stmt *statement, int inde
 static inline int grona_sqlite3_disable_memory_statistics(void) {
     return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
-/// sqlite3_wal_hook takes a C function. This one records the pages in the write-ahead log after each commit
-/// into `*pages`, and nothing else: registering it replaces the automatic checkpoint (which is itself a WAL
-/// hook), so that the connection never checkpoints inside a COMMIT.
-static int grona_sqlite3_record_wal_pages(void *pages, sqlite3 *db, const char *name, int count) {
-    (void)db;
-    (void)name;
-    *(int *)pages = count;
-    return SQLITE_OK;
-}
-
-static inline void grona_sqlite3_track_wal_pages(sqlite3 *db, int *pages) {
-    sqlite3_wal_hook(db, grona_sqlite3_record_wal_pages, pages);
-}
 #endif

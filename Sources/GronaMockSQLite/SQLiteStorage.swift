@@ -75,24 +75,6 @@ public final class SQLiteStorage: GronaStorage {
         }
     }
 
-    /// The write-ahead log's length, in pages, past which the writer copies it back (SQLite's own default for
-    /// its automatic checkpoint).
-    static let checkpointPages = 1000
-
-    /// Copies the write-ahead log back into the database once it passed `checkpointPages`: on the writer's
-    /// connection and thread, between two groups, so the log is copied whole and starts over on the next
-    /// commit. SQLite would otherwise do it inside the COMMIT that crossed the limit, and that group's answers,
-    /// and every request behind them, would wait for the copy and the sync of the database file: measured with
-    /// `grona-mock load`, checkpoints inside commits were most of the events endpoint's p99.
-    public func maintainAfterCommit() throws(StorageError) {
-        try run { () throws(SQLiteError) in
-            try database.withConnection { connection throws(SQLiteError) in
-                guard connection.writeAheadLogPages >= Self.checkpointPages else { return }
-                try connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
-            }
-        }
-    }
-
     public func eventCount() throws(StorageError) -> Int {
         try run { () throws(SQLiteError) in
             try database.withConnection { connection throws(SQLiteError) in

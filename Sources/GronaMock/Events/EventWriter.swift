@@ -183,14 +183,6 @@ final class EventWriter: Sendable {
             }
         }
         if !touched.isEmpty || deletedAny { onCommit(touched) }
-        // After the answers: whatever upkeep costs, the next group waits for it, not these requests.
-        if (try? outcomes.get()) != nil {
-            do throws(StorageError) {
-                try storage.maintainAfterCommit()
-            } catch {
-                logger.warning("storage upkeep after a commit failed", [("error", "\(error)")])
-            }
-        }
     }
 
     private static let mismatch = StorageError(.failed, "the storage answered a change with another kind of outcome")
