@@ -16,4 +16,19 @@ static inline int grona_sqlite3_bind_blob_copy(sqlite3_stmt *statement, int inde
 static inline int grona_sqlite3_disable_memory_statistics(void) {
     return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
+/// sqlite3_wal_hook takes a C function. This one records the pages in the write-ahead log after each commit into
+/// `*pages`, and past 1,000 pages checkpoints as SQLite's own automatic checkpoint does (registering a hook
+/// replaces it): a writer that never finds time for the upkeep between groups still keeps the log bounded.
+static int grona_sqlite3_record_wal_pages(void *pages, sqlite3 *db, const char *name, int count) {
+    *(int *)pages = count;
+    if (count >= 1000) {
+        sqlite3_wal_checkpoint(db, name);
+        *(int *)pages = 0;
+    }
+    return SQLITE_OK;
+}
+
+static inline void grona_sqlite3_track_wal_pages(sqlite3 *db, int *pages) {
+    sqlite3_wal_hook(db, grona_sqlite3_record_wal_pages, pages);
+}
 #endif

@@ -30,6 +30,7 @@ final class Database: @unchecked Sendable {
         // An in-memory database (however it was named) exists only on the writing connection.
         if connection.fileName != nil {
             for _ in 0..<max(1, count) { readers.append(Reader(try SQLiteConnection(path: path))) }
+            connection.trackWriteAheadLog()
         }
         self.readers = readers
     }

@@ -183,6 +183,14 @@ final class EventWriter: Sendable {
             }
         }
         if !touched.isEmpty || deletedAny { onCommit(touched) }
+        // After the answers, and only when nothing waits: upkeep then delays no request at all.
+        if (try? outcomes.get()) != nil, queue.withLock({ $0.jobs.isEmpty }) {
+            do throws(StorageError) {
+                try storage.maintainAfterCommit()
+            } catch {
+                logger.warning("storage upkeep after a commit failed", [("error", "\(error)")])
+            }
+        }
     }
 
     private static let mismatch = StorageError(.failed, "the storage answered a change with another kind of outcome")
