@@ -104,10 +104,14 @@ package enum ProcessMetrics {
     private static func openDescriptors() -> Double? {
         guard let directory = opendir("/proc/self/fd") else { return nil }
         defer { closedir(directory) }
+        // Only the name's first byte is read, in place: a record `readdir` returns is as long as its name
+        // (`d_reclen`), not `sizeof(struct dirent)`, so copying `entry.pointee` whole can read past the end of
+        // the directory's buffer, and did crash a scrape.
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name) ?? 19
         var count = 0
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { $0.first }
-            if name != UInt8(ascii: ".") { count += 1 }
+            let first = UnsafeRawPointer(entry).load(fromByteOffset: nameOffset, as: UInt8.self)
+            if first != UInt8(ascii: ".") { count += 1 }
         }
         // The directory being listed holds a descriptor of its own.
         return Double(Swift.max(0, count - 1))
