@@ -77,10 +77,13 @@ package enum FileSystem {
         guard let handle = opendir(directory) else { throw .system("cannot read directory \(directory)") }
         defer { closedir(handle) }
         var names: [String] = []
+        // The name is read in place, up to its NUL: a record `readdir` returns is only as long as its name
+        // (`d_reclen`), so copying `entry.pointee` whole (sizeof(struct dirent)) can read past the end of the
+        // directory's buffer.
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name) ?? 19
         while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = String(
+                cString: UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: CChar.self))
             if !name.hasPrefix(".") { names.append(name) }
         }
         return names.sorted()
