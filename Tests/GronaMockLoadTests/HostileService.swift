@@ -21,12 +21,10 @@ final class HostileService: @unchecked Sendable {
 
     let port: Int
     let workspace = "hostile-w"
-    private let listener: Int32
+    private let listener: LoopbackListener
     private let handler: @Sendable (Request) -> [UInt8]?
     private let jwks: [UInt8]
     private let config: [UInt8]
-    private let lock = NSLock()
-    private var stopped = false
 
     /// A live campaign on the home screen's top placement, so that visits log events.
     static let payload =
@@ -45,37 +43,12 @@ final class HostileService: @unchecked Sendable {
         jwks = Array(JWK.set([JWK(kid: "h1", publicKey: key.publicKey)]).utf8)
         config = try JWSSigner.general(
             payload: Array(payload.utf8), type: .configuration, signers: [NamedSigningKey(kid: "h1", key: key)])
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound, listen(fd, 64) == 0 else {
-            close(fd)
-            throw POSIXError(.EADDRINUSE)
-        }
-        listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
-        Thread.detachNewThread { [self] in acceptLoop() }
+        listener = try LoopbackListener(backlog: 64)
+        port = listener.port
+        listener.start { [self] fd in serve(fd) }
     }
 
-    func stop() {
-        lock.withLock { stopped = true }
-        // Shut down, not closed: the accept thread closes it as it leaves. Closed here, its number could be
-        // reused by another test's socket before that thread (perhaps not yet started) called accept on it,
-        // and it would take that test's connections (parallel tests saw .closed or another's replies).
-        shutdown(listener, Int32(SHUT_RDWR))
-    }
+    func stop() { listener.stop() }
 
     /// Settings for a short run against this service: 10 installs, 50 visits a second for a second, batches
     /// of 5 sent uncompressed within 100 ms.
@@ -109,22 +82,11 @@ final class HostileService: @unchecked Sendable {
         }
     }
 
-    private func acceptLoop() {
-        while true {
-            let fd = accept(listener, nil, nil)
-            guard fd >= 0 else {
-                close(listener)
-                return
-            }
-            Thread.detachNewThread { [self] in serve(fd) }
-        }
-    }
-
     private func serve(_ fd: Int32) {
         defer { close(fd) }
         var buffer: [UInt8] = []
         while let request = readRequest(fd, &buffer) {
-            if lock.withLock({ stopped }) { return }
+            if listener.isStopped { return }
             let reply: [UInt8]?
             if request.path.hasSuffix("/jwks.json") {
                 reply = Self.response(200, String(decoding: jwks, as: UTF8.self))

@@ -19,63 +19,26 @@ final class ScriptedServer: @unchecked Sendable {
     }
 
     let port: Int
-    private let listener: Int32
+    private let listener: LoopbackListener
     private let replies: [Reply]
     private let lock = NSLock()
     private var next = 0
-    private var stopped = false
 
     init(_ replies: [Reply]) throws {
         self.replies = replies
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound, listen(fd, 16) == 0 else {
-            close(fd)
-            throw POSIXError(.EADDRINUSE)
-        }
-        listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
-        Thread.detachNewThread { [self] in acceptLoop() }
+        listener = try LoopbackListener(backlog: 16)
+        port = listener.port
+        listener.start { [self] fd in serve(fd) }
     }
 
-    func stop() {
-        lock.withLock { stopped = true }
-        // Shut down, not closed: the accept thread closes it as it leaves. Closed here, its number could be
-        // reused by another test's socket before that thread (perhaps not yet started) called accept on it,
-        // and it would take that test's connections (parallel tests saw .closed or another's replies).
-        shutdown(listener, Int32(SHUT_RDWR))
-    }
-
-    private func acceptLoop() {
-        while true {
-            let fd = accept(listener, nil, nil)
-            guard fd >= 0 else {
-                close(listener)
-                return
-            }
-            Thread.detachNewThread { [self] in serve(fd) }
-        }
-    }
+    func stop() { listener.stop() }
 
     private func serve(_ fd: Int32) {
         defer { close(fd) }
         var buffer: [UInt8] = []
         while readRequest(fd, &buffer) {
             let reply: Reply? = lock.withLock {
-                guard !stopped, next < replies.count else { return nil }
+                guard !listener.isStopped, next < replies.count else { return nil }
                 defer { next += 1 }
                 return replies[next]
             }
