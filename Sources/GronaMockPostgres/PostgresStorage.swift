@@ -24,6 +24,10 @@ public final class PostgresStorage: GronaStorage {
         }
     }
 
+    /// True when `url` names a PostgreSQL database (`postgres://` or `postgresql://`), for a command line
+    /// that chooses the backend by it.
+    public static func accepts(_ url: String) -> Bool { PostgresURL.names(url) }
+
     /// The linked libpq's version, for `--version`.
     public static var libraryVersion: String { PostgresConnection.libraryVersion }
 
