@@ -6,7 +6,6 @@ enum PostgresType: UInt32 {
     case bool = 16
     case bytea = 17
     case int8 = 20
-    case text = 25
     case boolArray = 1000
     case byteaArray = 1001
     case int8Array = 1016

@@ -110,6 +110,28 @@ struct PostgresStorageTests {
             try storage.commit([batch(["a\u{0}b"])]) == [.batch(EventBatchResult(accepted: 0, duplicateIndexes: [0]))])
     }
 
+    @Test("a connection that listens receives another connection's notifications, with their payload")
+    func notifications() throws {
+        let url = try TestPostgres.freshURL()
+        let listener = try TestPostgres.connect(url)
+        let sender = try TestPostgres.connect(url)
+        try listener.execute("LISTEN grona_test")
+        #expect(listener.socket >= 0)
+        var payload = PostgresBinds()
+        payload.append(Int64(7))
+        try sender.query("SELECT pg_notify('grona_test', 'kill ' || $1::bigint)", payload)
+        var received: [PostgresNotification] = []
+        #expect(
+            try eventually {
+                try listener.consumeInput()
+                received += listener.notifications()
+                return !received.isEmpty
+            })
+        #expect(received.map(\.channel) == ["grona_test"])
+        #expect(received.map(\.payload) == ["kill 7"])
+        #expect(received.map(\.serverProcessID) == [sender.serverProcessID])
+    }
+
     @Test("a read running at shutdown is cancelled, and later reads are refused")
     func interruptReads() throws {
         let storage = try PostgresStorage(url: try TestPostgres.freshURL(), readers: 1)
