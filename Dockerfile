@@ -32,7 +32,7 @@ ARG RUN_IMAGE=docker.io/library/debian:bookworm-slim
 FROM ${BUILD_IMAGE} AS build
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-        libssl-dev libsqlite3-dev zlib1g-dev pkg-config \
+        libssl-dev libsqlite3-dev zlib1g-dev libpq-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /build
 COPY Package.swift ./
@@ -49,7 +49,7 @@ FROM ${RUN_IMAGE} AS runtime
 # `debootstrap --include=...` (what .ci/container-test does) has them all and builds without the network.
 RUN set -eu; \
     missing=""; \
-    for package in libssl3 libsqlite3-0 zlib1g libstdc++6 ca-certificates curl; do \
+    for package in libssl3 libsqlite3-0 libpq5 zlib1g libstdc++6 ca-certificates curl; do \
         dpkg-query -W -f '${db:Status-Abbrev}' "$package" 2>/dev/null | grep -q '^ii' || missing="$missing $package"; \
     done; \
     if [ -n "$missing" ]; then \

@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "grona-mock", targets: ["grona-mock"]),
         .library(name: "GronaMock", targets: ["GronaMock"]),
         .library(name: "GronaMockSQLite", targets: ["GronaMockSQLite"]),
+        .library(name: "GronaMockPostgres", targets: ["GronaMockPostgres"]),
         /// What an SDK's test target depends on: start a mock in process, typed and async.
         .library(name: "GronaMockTesting", targets: ["GronaMockTesting"]),
     ],
@@ -25,6 +26,12 @@ let package = Package(
             name: "GronaMockCSQLite",
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        /// libpq, PostgreSQL's client library, for the PostgreSQL backend only.
+        .systemLibrary(
+            name: "GronaMockCPostgres",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
         ),
         .systemLibrary(
             name: "GronaMockCZlib",
@@ -57,6 +64,12 @@ let package = Package(
             name: "GronaMockSQLite",
             dependencies: ["GronaMock", "GronaMockCSQLite"]
         ),
+        /// `GronaStorage` on PostgreSQL through libpq: one writer, a pool of readers, for several instances on one
+        /// shared database. The only target that sees libpq.
+        .target(
+            name: "GronaMockPostgres",
+            dependencies: ["GronaMock", "GronaMockHTTP", "GronaMockCPostgres"]
+        ),
         /// The test kit: the engine in an SDK's test process, with the committed workspaces and test keys
         /// bundled (copies of `workspaces/` and `keys/`; a test keeps them identical).
         .target(
@@ -73,7 +86,7 @@ let package = Package(
         /// The command line: parses options, opens the storage, calls the engine.
         .executableTarget(
             name: "grona-mock",
-            dependencies: ["GronaMock", "GronaMockSQLite", "GronaMockLoad"]
+            dependencies: ["GronaMock", "GronaMockSQLite", "GronaMockPostgres", "GronaMockLoad"]
         ),
         /// What the test targets share: a raw TCP client and live-server helpers. Not a product.
         .target(
@@ -105,6 +118,12 @@ let package = Package(
         .testTarget(
             name: "GronaMockSQLiteTests",
             dependencies: ["GronaMockSQLite", "GronaMockStorageConformance", "GronaMockTestSupport"]
+        ),
+        /// The conformance suite and PostgreSQL's own cases, on a throwaway cluster the tests start themselves
+        /// (`scripts/pg-throwaway`) unless `GRONA_MOCK_TEST_POSTGRES` names one.
+        .testTarget(
+            name: "GronaMockPostgresTests",
+            dependencies: ["GronaMockPostgres", "GronaMockStorageConformance", "GronaMockTestSupport"]
         ),
         .testTarget(
             name: "GronaMockTests",

@@ -1,6 +1,7 @@
 import GronaMock
 import GronaMockHTTP
 import GronaMockJSON
+import GronaMockPostgres
 import GronaMockSQLite
 
 /// Options several commands share, with the same names, variables and defaults as `serve`.
@@ -15,7 +16,25 @@ enum CommonOptions {
     static let database = OptionSpec.value(
         "db", "FILE", environment: "GRONA_MOCK_DB", default: defaultDatabase,
         help: "SQLite file that holds revisions and events.")
+    /// PostgreSQL instead of the SQLite file: what several instances share (docs/postgres.md).
+    static let store = OptionSpec.value(
+        "store", "URL", environment: "GRONA_MOCK_STORE",
+        help: "PostgreSQL for events and revisions instead of --db: postgres://USER@HOST:PORT/DATABASE.")
     static let format = OptionSpec.value("format", "text|json", default: "text", help: "Output format.")
+
+    /// Where events and revisions live: PostgreSQL when `--store` names it, otherwise the SQLite file of
+    /// `--db` (nil when it has no value, for `exec`'s temporary file). Both given is a usage error, and so is
+    /// a `--store` that is not a PostgreSQL URL; neither message repeats the URL, which may hold a password.
+    static func storage(_ parsed: ParsedOptions) throws(UsageError) -> GronaMockConfiguration.Storage? {
+        guard let url = parsed.value("store") else { return parsed.value("db").map { .sqlite(path: $0) } }
+        guard PostgresStorage.accepts(url) else {
+            throw UsageError("--store must be a postgres:// or postgresql:// URL (an SQLite file goes in --db)")
+        }
+        guard !parsed.given.contains("db") else {
+            throw UsageError("--store and --db name two stores: give one (--store for PostgreSQL, --db for SQLite)")
+        }
+        return .postgres(url: url)
+    }
 
     /// What parsing a subcommand's arguments left to do: run it, or exit (after help or a usage error).
     enum Parsed {
@@ -78,13 +97,20 @@ enum CommonOptions {
         }
     }
 
-    /// Opens the `--db` file for `command`, or prints why it cannot and returns nil.
-    static func openStorage(_ options: ParsedOptions, for command: String) -> SQLiteStorage? {
-        let path = options.value("db") ?? defaultDatabase
-        do {
-            return try SQLiteStorage(path: path)
+    /// Opens the `--store` database or the `--db` file for `command`, or prints why it cannot and returns nil.
+    static func openStorage(_ options: ParsedOptions, for command: String) -> (any GronaStorage)? {
+        let storage: GronaMockConfiguration.Storage
+        do throws(UsageError) {
+            storage = try Self.storage(options) ?? .sqlite(path: defaultDatabase)
         } catch {
-            Console.error("grona-mock \(command): cannot open \(path): \(error)")
+            Console.error("grona-mock \(command): \(error.message)")
+            return nil
+        }
+        do {
+            if let url = options.value("store") { return try PostgresStorage(url: url) }
+            return try SQLiteStorage(path: options.value("db") ?? defaultDatabase)
+        } catch {
+            Console.error("grona-mock \(command): cannot open \(storage.description): \(error)")
             return nil
         }
     }

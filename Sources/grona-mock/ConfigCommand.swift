@@ -8,7 +8,7 @@ import GronaMockSQLite
 enum ConfigCommand {
     static let usage = """
         USAGE: grona-mock config validate [FILE…] [--workspaces DIR] [--keys DIR]
-               grona-mock config sign <workspaceKey> [-o FILE] [--workspaces DIR] [--keys DIR] [--db FILE]
+               grona-mock config sign <workspaceKey> [-o FILE] [--workspaces DIR] [--keys DIR] [--db FILE | --store URL]
                grona-mock config verify <FILE> [--key KID=SPKI]… [--keys DIR]
 
         validate  Checks workspace files (all of --workspaces when none are named) and lists every problem
@@ -22,7 +22,7 @@ enum ConfigCommand {
                   one signature verifies and none fails.
 
         OPTIONS:
-        \(ParsedOptions.help(for: [CommonOptions.workspaces, CommonOptions.keys, CommonOptions.database, output, key]))
+        \(ParsedOptions.help(for: [CommonOptions.workspaces, CommonOptions.keys, CommonOptions.database, CommonOptions.store, output, key]))
         """
 
     private static let output = OptionSpec.value(
@@ -39,7 +39,10 @@ enum ConfigCommand {
                     action: validate),
                 .init(
                     name: "sign",
-                    specs: [CommonOptions.workspaces, CommonOptions.keys, CommonOptions.database, output],
+                    specs: [
+                        CommonOptions.workspaces, CommonOptions.keys, CommonOptions.database, CommonOptions.store,
+                        output,
+                    ],
                     positionals: 1, action: sign),
                 .init(name: "verify", specs: [CommonOptions.keys, key], positionals: 1, action: verify),
             ], environment: environment)

@@ -7,8 +7,8 @@ import GronaMockSQLite
 /// server is running on it.
 enum EventsCommand {
     static let usage = """
-        USAGE: grona-mock events export [--format ndjson|csv] [filters] [--db FILE]
-               grona-mock events summary --workspace KEY [--db FILE]
+        USAGE: grona-mock events export [--format ndjson|csv] [filters] [--db FILE | --store URL]
+               grona-mock events summary --workspace KEY [--db FILE | --store URL]
 
         export   Writes every matching event, oldest first: one JSON object a line (ndjson, with the
                  server's fields receivedAt and correctedTimestamp), or CSV of the indexed columns.
@@ -20,7 +20,7 @@ enum EventsCommand {
                  Unix epoch milliseconds)
 
         OPTIONS:
-        \(ParsedOptions.help(for: [CommonOptions.database, format]))
+        \(ParsedOptions.help(for: [CommonOptions.database, CommonOptions.store, format]))
         """
 
     private static let format = OptionSpec.value("format", "ndjson|csv", default: "ndjson", help: "export's format.")
@@ -35,7 +35,7 @@ enum EventsCommand {
     ]
 
     static func run(_ arguments: [String], environment: [String: String]) -> ExitCode {
-        let specs = [CommonOptions.database, format] + filters
+        let specs = [CommonOptions.database, CommonOptions.store, format] + filters
         return CommonOptions.dispatch(
             arguments, command: "events", usage: usage,
             subcommands: [
@@ -49,7 +49,7 @@ enum EventsCommand {
         -> ExitCode
     {
         let path = options.value("db") ?? CommonOptions.defaultDatabase
-        guard path != ":memory:", FileSystem.exists(path) else {
+        guard options.value("store") != nil || (path != ":memory:" && FileSystem.exists(path)) else {
             Console.error("grona-mock events: no database at \(path); name the server's file with --db")
             return .failure
         }

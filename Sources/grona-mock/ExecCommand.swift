@@ -82,7 +82,7 @@ enum ExecCommand {
         }
 
         var scratch: ScratchDirectory?
-        if parsed.value("db") == nil {
+        if parsed.value("db") == nil, parsed.value("store") == nil {
             do {
                 let directory = try ScratchDirectory(in: environment["TMPDIR"] ?? "/tmp")
                 configuration.storage = .sqlite(path: directory.path + "/grona-mock.sqlite")

@@ -40,6 +40,8 @@ struct ParsedOptions {
     /// Every value of an option given more than once, in order.
     private(set) var repeated: [String: [String]] = [:]
     private(set) var flags: Set<String> = []
+    /// The options the command line or an environment variable set, as opposed to their defaults.
+    private(set) var given: Set<String> = []
     private(set) var positionals: [String] = []
     var wantsHelp = false
 
@@ -128,6 +130,7 @@ struct ParsedOptions {
                     !text.isEmpty || spec.keepsEmptyEnvironment
                 {
                     parsed.values[spec.name] = text
+                    parsed.given.insert(spec.name)
                 } else if let defaultValue = spec.defaultValue {
                     parsed.values[spec.name] = defaultValue
                 }
@@ -138,6 +141,7 @@ struct ParsedOptions {
 
     private mutating func record(_ name: String, _ value: String) {
         values[name] = value
+        given.insert(name)
         repeated[name, default: []].append(value)
     }
 

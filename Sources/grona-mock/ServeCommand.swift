@@ -27,6 +27,7 @@ enum ServeCommand {
         .value(
             "db", "FILE", environment: "GRONA_MOCK_DB", default: CommonOptions.defaultDatabase,
             help: "SQLite file for events and configuration revisions; :memory: keeps them in memory."),
+        CommonOptions.store,
         .value(
             "static", "DIR", environment: "GRONA_MOCK_STATIC",
             help: "Serve the files of DIR under /_mock/static/<name>."),
@@ -150,7 +151,7 @@ enum ServeCommand {
             http: http,
             workspacesDirectory: parsed.value("workspaces") ?? "./workspaces",
             keysDirectory: parsed.value("keys") ?? "./keys",
-            storage: .sqlite(path: parsed.value("db") ?? CommonOptions.defaultDatabase),
+            storage: try CommonOptions.storage(parsed) ?? .sqlite(path: CommonOptions.defaultDatabase),
             staticDirectory: parsed.value("static"),
             configMaxAge: try parsed.integer("config-max-age", in: 0...31_536_000) ?? 60,
             maxEvents: try parsed.integer("max-events", in: 1...1_000_000_000))

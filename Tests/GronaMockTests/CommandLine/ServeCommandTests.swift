@@ -19,11 +19,12 @@ struct ServeCommandTests {
         #expect(top.stdout.contains("serve"))
         let serve = try BinaryRunner.run(["serve", "--help"])
         #expect(serve.status == 0)
-        for option in ["--host", "--port", "--workspaces", "--keys", "--db", "--access-log"] {
+        for option in ["--host", "--port", "--workspaces", "--keys", "--db", "--store", "--access-log"] {
             #expect(serve.stdout.contains(option), "missing \(option)")
         }
         for variable in [
             "GRONA_MOCK_HOST", "GRONA_MOCK_PORT", "GRONA_MOCK_WORKSPACES", "GRONA_MOCK_KEYS", "GRONA_MOCK_DB",
+            "GRONA_MOCK_STORE",
         ] {
             #expect(serve.stdout.contains(variable), "missing \(variable)")
         }
@@ -38,12 +39,26 @@ struct ServeCommandTests {
             (["serve", "--port"], "--port needs a value"),
             (["frobnicate"], "unknown command \"frobnicate\""),
             (["serve", "--log-format", "xml"], "--log-format must be text or json"),
+            (["serve", "--store", "postgres://u:pw@db/x", "--db", "x.sqlite"], "--store and --db name two stores"),
+            (["serve", "--store", "./grona-mock.sqlite"], "--store must be a postgres:// or postgresql:// URL"),
         ])
     func usageErrors(arguments: [String], message: String) throws {
         let result = try BinaryRunner.run(arguments)
         #expect(result.status == 64)
         #expect(result.stderr.contains(message), "stderr was: \(result.stderr)")
         #expect(result.stdout.isEmpty)
+    }
+
+    @Test(
+        "a PostgreSQL store that cannot be reached: exit 1 with the reason, and never the password",
+        arguments: [["serve", "--port", "0"], ["events", "export"]])
+    func unreachableStore(command: [String]) throws {
+        let url = "postgresql://grona:pw-never-printed@/mock?host=/nonexistent-grona-mock&port=5999"
+        let result = try BinaryRunner.run(command + ["--store", url])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("PostgreSQL"), "stderr was: \(result.stderr)")
+        #expect(!result.stderr.contains("pw-never-printed"))
+        #expect(!result.stdout.contains("pw-never-printed"))
     }
 
     @Test("a port that is taken is a failure: exit 1 with the reason")

@@ -35,7 +35,9 @@ struct LayeringTests {
     @Test("each C library is imported in one place")
     func cModules() throws {
         var importers: [String: [String]] = [:]
-        for folder in ["GronaMockHTTP", "GronaMockJSON", "GronaMock", "GronaMockSQLite", "grona-mock"] {
+        for folder in [
+            "GronaMockHTTP", "GronaMockJSON", "GronaMock", "GronaMockSQLite", "GronaMockPostgres", "grona-mock",
+        ] {
             for file in try Self.files(in: folder) {
                 for line in file.text.split(separator: "\n") where line.hasPrefix("import GronaMockC") {
                     importers[String(line.dropFirst("import ".count)), default: []].append(file.path)
@@ -43,6 +45,7 @@ struct LayeringTests {
             }
         }
         #expect(importers["GronaMockCSQLite"] == ["GronaMockSQLite/SQLite.swift"])
+        #expect(importers["GronaMockCPostgres"] == ["GronaMockPostgres/Libpq.swift"])
         #expect(importers["GronaMockCOpenSSL"] == ["GronaMock/Signing/LibCrypto.swift"])
         #expect(importers["GronaMockCZlib"] == ["GronaMock/Compression/Gzip.swift"])
         #expect(importers["GronaMockCLinux"]?.allSatisfy { $0.hasPrefix("GronaMockHTTP/") } == true)
@@ -51,7 +54,7 @@ struct LayeringTests {
     @Test("error codes are declared once: no ErrorCode is made from a string outside the two declaration files")
     func errorCodesDeclaredOnce() throws {
         let declarations: Set<String> = ["GronaMockHTTP/ErrorCode.swift", "GronaMock/Support/EngineErrorCodes.swift"]
-        for folder in ["GronaMockHTTP", "GronaMock", "GronaMockSQLite", "grona-mock"] {
+        for folder in ["GronaMockHTTP", "GronaMock", "GronaMockSQLite", "GronaMockPostgres", "grona-mock"] {
             for file in try Self.files(in: folder) where !declarations.contains(file.path) {
                 let makesCode = file.text.contains("ErrorCode(\"")
                 #expect(!makesCode, "\(file.path) makes an error code from a string")

@@ -1,0 +1,198 @@
+import GronaMock
+
+/// Writing a run of batches: the writer thread's hot path. Each table gets one prepared statement per run,
+/// whatever the number of rows: every column travels as one binary array and `unnest` turns them back into
+/// rows, so there is no per-row round trip and no statement text that grows with the rows.
+extension PostgresStorage {
+    private static let insertEventsSQL = """
+        INSERT INTO events (workspace_key, event_id, type, timestamp, received_at, corrected_timestamp,
+            install_id, customer_id, session_id, visit_id, campaign_id, variant_id, arm, placement, demo,
+            config_revision, total_minor, json)
+        SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::bytea[], $4::bigint[], $5::bigint[], $6::bigint[],
+            $7::bytea[], $8::bytea[], $9::bytea[], $10::bytea[], $11::bytea[], $12::bytea[], $13::bytea[],
+            $14::bytea[], $15::boolean[], $16::bigint[], $17::bigint[], $18::bytea[])
+        ON CONFLICT (workspace_key, event_id) DO NOTHING
+        RETURNING seq, workspace_key, event_id
+        """
+
+    private static let insertTreatmentsSQL = """
+        INSERT INTO purchase_treatments (event_seq, workspace_key, campaign_id, variant_id, placement, type,
+            value_milli)
+        SELECT * FROM unnest($1::bigint[], $2::bytea[], $3::bytea[], $4::bytea[], $5::bytea[], $6::bytea[],
+            $7::bigint[])
+        """
+
+    private static let insertRejectedSQL = """
+        INSERT INTO rejected_events (workspace_key, batch_index, event_id, field, reason, received_at, install_id,
+            json)
+        SELECT * FROM unnest($1::bytea[], $2::bigint[], $3::bytea[], $4::bytea[], $5::bytea[], $6::bigint[],
+            $7::bytea[], $8::bytea[])
+        """
+
+    /// An event's identity: its workspace and eventID, as bytes (contract §7: unique per workspace).
+    private struct Key: Hashable {
+        let workspace: ArraySlice<UInt8>
+        let eventID: ArraySlice<UInt8>
+    }
+
+    /// Inserts consecutive batches of one group commit, in order; an event whose id is already stored for
+    /// its workspace (or came earlier in the run) is a duplicate, not an error.
+    ///
+    /// Only the first of each workspace and eventID in the run is sent, so each row sent has its own key:
+    /// `ON CONFLICT DO NOTHING … RETURNING` then names exactly the rows stored, and every other is a
+    /// duplicate, already stored by this or another instance (the unique index decides, across instances).
+    static func write(_ batches: [EventBatch], _ connection: PostgresConnection) throws(PostgresError)
+        -> [EventBatchResult]
+    {
+        var sent: [(batch: Int, position: Int)] = []
+        var sentByKey: [Key: Int] = [:]
+        var duplicates = [[Int]](repeating: [], count: batches.count)
+        var columns = EventColumns(rows: batches.reduce(0) { $0 + $1.accepted.count })
+        for (batchIndex, batch) in batches.enumerated() {
+            let rows = batch.accepted
+            for (position, row) in rows.rows.enumerated() {
+                let key = Key(workspace: rows.slice(row.workspaceKey), eventID: rows.slice(row.eventID))
+                guard sentByKey[key] == nil else {
+                    duplicates[batchIndex].append(position)
+                    continue
+                }
+                sentByKey[key] = sent.count
+                sent.append((batchIndex, position))
+                columns.append(row, of: rows)
+            }
+        }
+        var stored = [Int64?](repeating: nil, count: sent.count)
+        if !sent.isEmpty {
+            let result = try connection.run(prepared: "insert_events", insertEventsSQL, columns.binds)
+            for row in 0..<result.rowCount {
+                let key = Key(workspace: ArraySlice(result.bytes(row, 1)), eventID: ArraySlice(result.bytes(row, 2)))
+                guard let index = sentByKey[key] else { continue }
+                stored[index] = result.int64(row, 0)
+            }
+        }
+        var treatments = TreatmentColumns()
+        for (index, origin) in sent.enumerated() {
+            guard let seq = stored[index] else {
+                duplicates[origin.batch].append(origin.position)
+                continue
+            }
+            let rows = batches[origin.batch].accepted
+            let row = rows.rows[origin.position]
+            for claimed in rows.treatments[row.treatments] {
+                treatments.append(claimed, event: seq, workspace: rows.slice(row.workspaceKey), of: rows)
+            }
+        }
+        if treatments.count > 0 {
+            try connection.run(prepared: "insert_treatments", insertTreatmentsSQL, treatments.binds)
+        }
+        try writeRejected(batches.flatMap(\.rejected), connection)
+        return zip(batches, duplicates).map { batch, duplicates in
+            EventBatchResult(accepted: batch.accepted.count - duplicates.count, duplicateIndexes: duplicates.sorted())
+        }
+    }
+
+    /// Rejections are the exception, not the load: one insert for the run, when there are any.
+    private static func writeRejected(
+        _ rejected: [RejectedEventRecord], _ connection: PostgresConnection
+    ) throws(PostgresError) {
+        guard !rejected.isEmpty else { return }
+        var workspace = PostgresArray(of: .bytea)
+        var index = PostgresArray(of: .int8)
+        var eventID = PostgresArray(of: .bytea)
+        var field = PostgresArray(of: .bytea)
+        var reason = PostgresArray(of: .bytea)
+        var receivedAt = PostgresArray(of: .int8)
+        var installID = PostgresArray(of: .bytea)
+        var json = PostgresArray(of: .bytea)
+        for record in rejected {
+            workspace.append(record.workspaceKey)
+            index.append(Int64(record.index))
+            eventID.append(record.eventID)
+            field.append(record.field)
+            reason.append(record.reason)
+            receivedAt.append(record.receivedAt)
+            installID.append(record.installID)
+            json.append(record.json)
+        }
+        var binds = PostgresBinds()
+        for column in [workspace, index, eventID, field, reason, receivedAt, installID, json] { binds.append(column) }
+        try connection.run(prepared: "insert_rejected", insertRejectedSQL, binds)
+    }
+}
+
+extension EventRows {
+    /// A field's bytes, in place.
+    fileprivate func slice(_ field: Field) -> ArraySlice<UInt8> {
+        bytes[field.offset..<field.offset + field.count]
+    }
+}
+
+/// The events table's columns, one array each, in `insertEventsSQL`'s order.
+private struct EventColumns {
+    private var text: [PostgresArray]
+    private var numbers: [PostgresArray]
+    private var demo: PostgresArray
+
+    init(rows: Int) {
+        text = (0..<12).map { _ in PostgresArray(of: .bytea, reservingBytes: rows * 24) }
+        numbers = (0..<5).map { _ in PostgresArray(of: .int8, reservingBytes: rows * 12) }
+        demo = PostgresArray(of: .bool, reservingBytes: rows * 5)
+    }
+
+    mutating func append(_ row: EventRows.Row, of rows: EventRows) {
+        let fields: [EventRows.Field?] = [
+            row.workspaceKey, row.eventID, row.type, row.installID, row.customerID, row.sessionID, row.visitID,
+            row.campaignID, row.variantID, row.arm, row.placement, row.json,
+        ]
+        for (column, field) in fields.enumerated() {
+            if let field { text[column].append(rows.slice(field)) } else { text[column].appendNull() }
+        }
+        for (column, number) in [row.timestamp, row.receivedAt, row.correctedTimestamp].enumerated() {
+            numbers[column].append(number)
+        }
+        numbers[3].append(row.configRevision)
+        numbers[4].append(row.totalMinor)
+        demo.append(row.demo)
+    }
+
+    /// The 18 parameters: workspace, id, type, three times, install, the optional texts, demo, revision,
+    /// total, JSON.
+    var binds: PostgresBinds {
+        var binds = PostgresBinds()
+        for column in text[0..<3] { binds.append(column) }
+        for column in numbers[0..<3] { binds.append(column) }
+        for column in text[3..<11] { binds.append(column) }
+        binds.append(demo)
+        for column in numbers[3..<5] { binds.append(column) }
+        binds.append(text[11])
+        return binds
+    }
+}
+
+/// The purchase treatments' columns, in `insertTreatmentsSQL`'s order.
+private struct TreatmentColumns {
+    private var event = PostgresArray(of: .int8)
+    private var text = (0..<5).map { _ in PostgresArray(of: .bytea) }
+    private var value = PostgresArray(of: .int8)
+
+    var count: Int { event.count }
+
+    mutating func append(
+        _ claimed: EventRows.Treatment, event seq: Int64, workspace: ArraySlice<UInt8>, of rows: EventRows
+    ) {
+        event.append(seq)
+        text[0].append(workspace)
+        for (column, field) in [claimed.campaignID, claimed.variantID, claimed.placement, claimed.type].enumerated() {
+            text[column + 1].append(rows.slice(field))
+        }
+        value.append(claimed.valueMilli)
+    }
+
+    var binds: PostgresBinds {
+        var binds = PostgresBinds()
+        binds.append(event)
+        for column in text { binds.append(column) }
+        binds.append(value)
+        return binds
+    }
+}
