@@ -1,6 +1,7 @@
 import GronaMock
 import GronaMockHTTP
 import GronaMockJSON
+import GronaMockPostgres
 import GronaMockSQLite
 
 #if canImport(Glibc)
@@ -65,7 +66,8 @@ case "load":
     exit(LoadCommand.run(Array(arguments.dropFirst()), environment: environment))
 case "--version":
     Console.out(
-        "grona-mock \(GronaMockVersion.current) (\(GronaMockVersion.libraries), SQLite \(SQLiteStorage.libraryVersion))"
+        "grona-mock \(GronaMockVersion.current) (\(GronaMockVersion.libraries), SQLite \(SQLiteStorage.libraryVersion), "
+            + "libpq \(PostgresStorage.libraryVersion))"
     )
     status = .success
 case "--help", "-h", "help":

@@ -4,11 +4,13 @@ import Testing
 
 @Suite("grona-mock command line")
 struct ServeCommandTests {
-    @Test("--version prints the version and exits 0")
+    @Test("--version prints the version and the storage libraries it links, and exits 0")
     func version() throws {
         let result = try BinaryRunner.run(["--version"])
         #expect(result.status == 0)
         #expect(result.stdout.hasPrefix("grona-mock "))
+        #expect(result.stdout.contains("SQLite 3."))
+        #expect(result.stdout.contains("libpq "))
         #expect(result.stderr.isEmpty)
     }
 
