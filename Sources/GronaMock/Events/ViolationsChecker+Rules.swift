@@ -112,7 +112,7 @@ extension ViolationsChecker {
             unitName = "customer \(Quote.text(unit))"
         }
         let arm = event.arm ?? ""
-        if Assignment.isHeldOut(unit, by: workspace.holdout) {
+        if assignments.isHeldOut(unit, by: workspace.holdout) {
             if arm != "holdout" {
                 report(
                     .wrongAssignment, event,
@@ -126,7 +126,7 @@ extension ViolationsChecker {
                 "\(event.kind) in the holdout arm, but \(unitName) is not in the holdout.")
             return
         }
-        guard let assigned = Assignment.variant(of: campaign, for: unit) else { return }
+        guard let assigned = assignments.variant(of: campaign, for: unit) else { return }
         if assigned.id != variant.id {
             report(
                 .wrongAssignment, event,

@@ -42,6 +42,8 @@ package struct ViolationsChecker {
     private var found: [Violation] = []
     /// `repeated_in_visit` and `action_without_served`, decided in `finish`.
     private var visits = VisitLedger()
+    /// The last unit's assignments: a visit's events share their unit, and each assignment is a SHA-256.
+    var assignments = AssignmentMemo()
 
     package init(
         workspace: Workspace, kills: [String: [KillInterval]] = [:],
