@@ -32,7 +32,12 @@ extension CheckedEvent {
         if let range = found[0] {
             let screenJSON = json[range]
             if let parts = JSONMembers.ranges(in: screenJSON, keys: Self.screenMembers) {
-                screen = parts.compactMap { JSONMembers.string(screenJSON, $0) }.joined(separator: " ")
+                // Most screens have a type alone: no array and no join for them.
+                if parts[1] == nil && parts[2] == nil {
+                    screen = JSONMembers.string(screenJSON, parts[0]) ?? ""
+                } else {
+                    screen = parts.compactMap { JSONMembers.string(screenJSON, $0) }.joined(separator: " ")
+                }
             }
         }
         if let range = found[2] {

@@ -118,8 +118,8 @@ package struct ViolationsChecker {
     /// checker one visit at a time, so it never holds more than one.
     mutating func takeViolations() -> [Violation] {
         defer {
-            found = []
-            visits = VisitLedger()
+            found.removeAll(keepingCapacity: true)
+            visits.removeAll()
         }
         return finish()
     }

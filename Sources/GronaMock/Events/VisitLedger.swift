@@ -28,6 +28,14 @@ struct VisitLedger {
         }
     }
 
+    /// Forgets every event, keeping the tables' capacity: the scan in visit order reuses one ledger per visit.
+    mutating func removeAll() {
+        onceOnly.removeAll(keepingCapacity: true)
+        order.removeAll(keepingCapacity: true)
+        servedVisits.removeAll(keepingCapacity: true)
+        actions.removeAll(keepingCapacity: true)
+    }
+
     /// The groups of repeated once-only events, then the actions and dismissals without a `served`.
     func violations() -> [Violation] {
         var found: [Violation] = []
