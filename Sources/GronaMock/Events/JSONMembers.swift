@@ -34,7 +34,7 @@ enum JSONMembers {
             index = skipSpace(json, keyEnd + 1)
             guard index < json.endIndex, json[index] == UInt8(ascii: ":") else { return nil }
             let valueStart = skipSpace(json, index + 1)
-            guard let valueEnd = skipValue(json, valueStart) else { return nil }
+            guard let valueEnd = skipValue(json, valueStart), valueEnd > valueStart else { return nil }
             let key = json[keyStart..<min(keyEnd, json.endIndex)]
             for (position, wanted) in keys.enumerated() where found[position] == nil && equal(key, wanted) {
                 found[position] = valueStart..<valueEnd
