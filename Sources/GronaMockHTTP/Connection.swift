@@ -367,7 +367,7 @@ final class Connection {
         case .end:
             streaming = nil
             if !body.http10 { queue(HTTPBodyStream.lastChunk) }
-            if body.closesAfter { phase = .finalResponseQueued(.afterResponse) }
+            if body.closesAfter || loop.isShuttingDown { phase = .finalResponseQueued(.afterResponse) }
             sendWaitingAnswers()
         case .failed:
             // The head is sent: closing without the last chunk is how the client learns the body is cut.
