@@ -98,7 +98,7 @@ public final class GronaMockServer: Sendable {
         let grants = GrantLog { metrics.add("grona_grants_issued_total", $0) }
         GrantsRoutes.register(on: &router, registry: workspaces, clock: clock, log: grants)
         EventsRoutes.register(on: &router, registry: workspaces, store: events, clock: clock)
-        EventInspectionRoutes.register(on: &router, store: events, waiters: waiters)
+        EventInspectionRoutes.register(on: &router, store: events, waiters: waiters, pool: pool)
         FaultRoutes.register(on: &router, engine: faults)
         WorkspaceRoutes.register(on: &router, registry: workspaces, events: events, grants: grants)
         ClockRoutes.register(on: &router, clock: clock)

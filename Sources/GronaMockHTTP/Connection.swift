@@ -28,6 +28,9 @@ final class Connection {
     private var continueFor: UInt64?
 
     private var outbound = OutboundQueue()
+    /// The streamed body being sent (see `HTTPBodyStream`): later answers wait behind it, and the
+    /// connection's end (idle, close, final answer) waits for its last piece.
+    private var streaming: StreamingBody?
 
     /// The lifecycle: see `ConnectionPhase` for its transitions.
     private var phase = ConnectionPhase.open
@@ -97,7 +100,7 @@ final class Connection {
             if continueFor == cut.sequence { continueFor = nil }
             current = nil
         }
-        if phase.isLingering || (inFlight.isEmpty && outbound.isEmpty && finished.isEmpty) {
+        if phase.isLingering || (inFlight.isEmpty && outbound.isEmpty && finished.isEmpty && streaming == nil) {
             close()
         } else {
             // Every request already read is still owed its answer: `flush` closes once all are written.
@@ -201,12 +204,17 @@ final class Connection {
     /// Takes a handler's answer; writes it and any later ones that were waiting for it, in order.
     func complete(_ sequence: UInt64, _ response: HTTPResponse) {
         guard !phase.isClosed else { return }
-        guard sequence == nextToSend else {
+        guard sequence == nextToSend && streaming == nil else {
             finished[sequence] = response
             return
         }
         enqueue(sequence, response)
-        while let next = finished.removeValue(forKey: nextToSend) { enqueue(nextToSend, next) }
+        sendWaitingAnswers()
+    }
+
+    /// The answers that waited for the one before them, in order, until one of them streams.
+    private func sendWaitingAnswers() {
+        while streaming == nil, let next = finished.removeValue(forKey: nextToSend) { enqueue(nextToSend, next) }
         sendContinueIfDue()
         flush()
         resumeReadingIfRoom()
@@ -234,6 +242,20 @@ final class Connection {
         let sendsBody = !request.isHead && !response.status.forbidsBody && !response.body.isEmpty
         var abort = false
         switch response.delivery {
+        case .whole where response.stream != nil:
+            // An HTTP/1.0 client reads a streamed body to the close.
+            let keepsAlive = keepAlive && !request.http10
+            queue(loop.encoder.head(for: response, keepAlive: keepsAlive, http10: request.http10))
+            if let stream = response.stream, !request.isHead && !response.status.forbidsBody {
+                streaming = StreamingBody(stream: stream, closesAfter: !keepsAlive, http10: request.http10)
+                pullIfRoom()
+                observe(request, response, sendsBody: false)
+                return
+            }
+            response.stream?.cancel()
+            if !keepsAlive { phase = .finalResponseQueued(phase.ending(abort: false)) }
+            observe(request, response, sendsBody: false)
+            return
         case .whole:
             queue(loop.encoder.head(for: response, keepAlive: keepAlive, http10: request.http10))
             if sendsBody { queue(response.body) }
@@ -245,6 +267,11 @@ final class Connection {
             abort = true
         }
         if !keepAlive || abort { phase = .finalResponseQueued(phase.ending(abort: abort)) }
+        observe(request, response, sendsBody: sendsBody)
+    }
+
+    /// Metrics and the access log for an answer as it is queued.
+    private func observe(_ request: RequestInFlight, _ response: HTTPResponse, sendsBody: Bool) {
         if let observer = loop.context.observer {
             let seconds = Double(MonotonicClock.now() &- request.started) / 1e9
             observer(
@@ -266,7 +293,7 @@ final class Connection {
 
     /// Writes the interim `100 Continue` once every earlier response has gone out (RFC 9110 §15.2.1).
     private func sendContinueIfDue() {
-        guard let sequence = continueFor, sequence == nextToSend else { return }
+        guard let sequence = continueFor, sequence == nextToSend, streaming == nil else { return }
         continueFor = nil
         queue(ResponseEncoder.continueResponse)
         flush()
@@ -296,7 +323,7 @@ final class Connection {
             lastWriteProgress = loop.now
         }
         if outbound.isEmpty && !phase.isClosed {
-            if peerClosed && inFlight.isEmpty && finished.isEmpty {
+            if peerClosed && inFlight.isEmpty && finished.isEmpty && streaming == nil {
                 close()
                 return
             }
@@ -308,11 +335,47 @@ final class Connection {
                 }
                 return
             }
-            if inFlight.isEmpty {
+            if inFlight.isEmpty && streaming == nil {
                 idleDeadline = MonotonicClock.deadline(from: loop.now, after: configuration.idleTimeout)
             }
         }
+        pullIfRoom()
         updateInterest()
+    }
+
+    // MARK: - Streamed bodies
+
+    /// Asks the stream for its next piece when the socket's queue has room and no piece is being made.
+    private func pullIfRoom() {
+        guard var body = streaming, !body.pulling, !phase.isClosed,
+            outbound.byteCount < HTTPBodyStream.lowWater
+        else { return }
+        body.pulling = true
+        streaming = body
+        let box = LoopBound(self)
+        body.stream.pull { [loop] piece in loop.execute { box.value.streamed(piece) } }
+    }
+
+    /// A piece made: queued as a chunk; the end queues the last chunk and lets the answers behind it go.
+    private func streamed(_ piece: HTTPBodyStream.Piece) {
+        guard !phase.isClosed, var body = streaming else { return }
+        body.pulling = false
+        switch piece {
+        case .bytes(let bytes):
+            streaming = body
+            if !bytes.isEmpty { queue(body.http10 ? bytes : HTTPBodyStream.chunk(bytes)) }
+        case .end:
+            streaming = nil
+            if !body.http10 { queue(HTTPBodyStream.lastChunk) }
+            if body.closesAfter || loop.isShuttingDown { phase = .finalResponseQueued(.afterResponse) }
+            sendWaitingAnswers()
+        case .failed:
+            // The head is sent: closing without the last chunk is how the client learns the body is cut.
+            streaming = nil
+            phase = .finalResponseQueued(.abort)
+        }
+        flush()
+        resumeReadingIfRoom()
     }
 
     // MARK: - Interest, timeouts, closing
@@ -352,19 +415,19 @@ final class Connection {
             if now >= MonotonicClock.deadline(from: lastWriteProgress, after: configuration.writeTimeout) { close() }
         } else if phase.readsRequests && (current != nil || requestStarted) {
             if now >= requestDeadline { fail(with: .requestTimeout) }
-        } else if inFlight.isEmpty && now >= idleDeadline {
+        } else if inFlight.isEmpty && streaming == nil && now >= idleDeadline {
             close()
         }
     }
 
     /// Shutdown: an idle connection closes now; a busy one finishes the request it is in and then closes.
     func shutdownRequested() {
-        if inFlight.isEmpty && outbound.isEmpty && current == nil && !parser.isInsideRequest {
+        if inFlight.isEmpty && outbound.isEmpty && streaming == nil && current == nil && !parser.isInsideRequest {
             close()
             return
         }
         if current == nil && !parser.isInsideRequest && phase == .open { phase = .lastRequestRead }
-        if inFlight.isEmpty && outbound.isEmpty && !phase.readsRequests { close() }
+        if inFlight.isEmpty && outbound.isEmpty && streaming == nil && !phase.readsRequests { close() }
     }
 
     /// Half-closes and reads what the client is still sending for a moment before closing, so that the
@@ -394,5 +457,7 @@ final class Connection {
         #endif
         outbound.removeAll()
         finished.removeAll()
+        streaming?.stream.cancel()
+        streaming = nil
     }
 }

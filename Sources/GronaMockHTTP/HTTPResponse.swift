@@ -11,6 +11,9 @@ public struct HTTPResponse: Sendable {
     public var closesConnection: Bool
     /// How the response reaches the client: whole, or broken on purpose (injected faults).
     public var delivery: Delivery = .whole
+    /// A body made piece by piece instead of `body` (which is then ignored): sent chunked, see
+    /// `HTTPBodyStream`.
+    public var stream: HTTPBodyStream?
 
     public enum Delivery: Sendable, Equatable {
         case whole
@@ -28,6 +31,16 @@ public struct HTTPResponse: Sendable {
         self.headers = headers
         self.body = body
         self.closesConnection = closesConnection
+    }
+
+    /// A response whose body `stream` makes piece by piece.
+    public static func streamed(
+        _ stream: HTTPBodyStream, contentType: String, status: HTTPStatus = .ok, headers: HTTPHeaders = [:]
+    ) -> HTTPResponse {
+        var response = HTTPResponse(status: status, headers: headers)
+        response.headers.set("Content-Type", contentType)
+        response.stream = stream
+        return response
     }
 
     /// A JSON response from already encoded bytes.

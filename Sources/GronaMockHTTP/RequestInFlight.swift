@@ -16,3 +16,14 @@ struct LoopBound<Value: AnyObject>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
 }
+
+/// A connection's streamed body in progress.
+struct StreamingBody {
+    let stream: HTTPBodyStream
+    /// The connection closes after the last piece (`Connection: close`, or HTTP/1.0's close-delimited body).
+    let closesAfter: Bool
+    /// Pieces go unframed: HTTP/1.0 has no chunked coding.
+    let http10: Bool
+    /// A piece is being made; one at a time.
+    var pulling = false
+}

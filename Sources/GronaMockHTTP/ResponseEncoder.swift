@@ -26,7 +26,10 @@ struct ResponseEncoder {
         bytes += response.status.reason.utf8
         bytes += "\r\nDate: ".utf8
         bytes += date()
-        if !response.status.forbidsBody {
+        if response.stream != nil {
+            // HTTP/1.0 knows no chunked coding: its body ends when the connection closes.
+            if !http10 && !response.status.forbidsBody { bytes += "\r\nTransfer-Encoding: chunked".utf8 }
+        } else if !response.status.forbidsBody {
             bytes += "\r\nContent-Length: ".utf8
             bytes += String(response.body.count).utf8
         }

@@ -67,6 +67,14 @@ enum Schema {
         """
         CREATE TABLE storage_probe (id INTEGER PRIMARY KEY CHECK (id = 1), writes INTEGER NOT NULL) STRICT;
         """,
+        // Version 4 (issue 18): listings and exports page by `seq` within a workspace, and the violations check
+        // reads each visit whole. Without an index in `seq` order a page was sorted out of every row of the
+        // workspace (O(n) per page, quadratic over a scan); `(workspace_key)` is `(workspace_key, seq)`, since
+        // SQLite appends the rowid. `events_by_visit` is the order of `GronaStorage.scanEvents`.
+        """
+        CREATE INDEX events_by_workspace ON events (workspace_key);
+        CREATE INDEX events_by_visit ON events (workspace_key, install_id, visit_id);
+        """,
     ]
 
     /// Applies what is missing, in one IMMEDIATE transaction that reads the version inside it, so two

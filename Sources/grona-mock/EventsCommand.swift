@@ -29,11 +29,6 @@ enum EventsCommand {
         "customerID", "visitID", "since", "until",
     ].map { OptionSpec.value($0, "VALUE", help: "Filter.") }
 
-    private static let csvColumns = [
-        "sequence", "workspaceKey", "eventID", "type", "timestamp", "receivedAt", "correctedTimestamp", "installID",
-        "customerID", "sessionID", "visitID", "campaignID", "variantID", "arm", "placement", "demo",
-    ]
-
     static func run(_ arguments: [String], environment: [String: String]) -> ExitCode {
         let specs = [CommonOptions.database, CommonOptions.store, format] + filters
         return CommonOptions.dispatch(
@@ -66,25 +61,18 @@ enum EventsCommand {
             Console.error("grona-mock events export: \(error.message)")
             return .usage
         }
-        let csv: Bool
-        switch options.value("format") {
-        case "csv": csv = true
-        case "ndjson": csv = false
-        case let other:
-            Console.error("grona-mock events export: --format must be ndjson or csv, not \"\(other ?? "")\"")
+        guard let format = options.value("format").flatMap(EventExport.Format.init(rawValue:)) else {
+            Console.error(
+                "grona-mock events export: --format must be ndjson or csv, not \"\(options.value("format") ?? "")\"")
             return .usage
         }
-        if csv { Console.out(csvColumns.joined(separator: ",")) }
-        var page = EventPage()
-        page.limit = EventPage.maxLimit
+        // The server's export, page by page: memory is one page whatever the database holds.
         do {
-            repeat {
-                let (events, next) = try store.events(filter, page: page)
-                for event in events {
-                    Console.out(csv ? csvRow(event) : String(decoding: event.serialized(), as: UTF8.self))
-                }
-                page.cursor = next
-            } while page.cursor != nil
+            var export = try EventExport(storage: store.storage, filter: filter, format: format)
+            while let piece = try export.next() {
+                guard !piece.isEmpty else { continue }
+                Console.out(String(decoding: piece.dropLast(), as: UTF8.self))
+            }
             return .success
         } catch {
             Console.error("grona-mock events export: \(error)")
@@ -106,7 +94,4 @@ enum EventsCommand {
             return .failure
         }
     }
-
-    /// RFC 4180, with cells that a spreadsheet would run as formulas neutralised (see `EventCSV`).
-    private static func csvRow(_ event: JSONValue) -> String { EventCSV.row(event, columns: csvColumns) }
 }

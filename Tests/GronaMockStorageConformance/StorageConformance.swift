@@ -19,7 +19,7 @@ public struct StorageConformance: Sendable, CustomStringConvertible {
     public func run(on storage: any GronaStorage) throws { try body(storage) }
 
     public static let checks: [StorageConformance] =
-        writingChecks + listingChecks + filterChecks + summaryChecks + revisionChecks
+        writingChecks + listingChecks + filterChecks + summaryChecks + revisionChecks + scanChecks
 }
 
 /// A check's failure: what was expected and what the backend did.

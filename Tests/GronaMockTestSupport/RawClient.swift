@@ -134,6 +134,28 @@ package final class RawClient {
         return response
     }
 
+    /// The rest of a chunked body (RFC 9112 §7.1) after `readResponse(forHead: true)`: the chunks' bytes,
+    /// joined; `onChunk` hears each chunk's size as it is read (a slow client waits there).
+    package func readChunkedBody(onChunk: (Int) -> Void = { _ in }) throws -> [UInt8] {
+        var body: [UInt8] = []
+        while true {
+            let lineEnd = try readUntil(Array("\r\n".utf8))
+            let sizeText = String(decoding: buffer[..<lineEnd], as: UTF8.self)
+            buffer.removeFirst(lineEnd + 2)
+            guard let size = Int(sizeText, radix: 16), size >= 0 else {
+                throw Failure(description: "bad chunk size \(sizeText)")
+            }
+            try fill(size + 2)
+            body += buffer[..<size]
+            guard buffer[size] == 0x0D, buffer[size + 1] == 0x0A else {
+                throw Failure(description: "chunk without CRLF")
+            }
+            buffer.removeFirst(size + 2)
+            if size == 0 { return body }
+            onChunk(size)
+        }
+    }
+
     /// Everything the server sends until it closes the connection (a reset counts as closing), for what a
     /// response parser cannot show: a connection dropped with no answer, a body cut short. Throws when the
     /// server keeps the connection open past the read timeout.

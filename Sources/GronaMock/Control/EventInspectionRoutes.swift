@@ -5,7 +5,28 @@ import GronaMockJSON
 enum EventInspectionRoutes {
     static let maxWait: Duration = .seconds(120)
 
-    static func register(on router: inout Router, store: EventStore, waiters: EventWaiters) {
+    /// `pool` makes the pieces of streamed exports (the handlers already run on it, off the event loops).
+    static func register(on router: inout Router, store: EventStore, waiters: EventWaiters, pool: BlockingPool) {
+        router.on(.get, "/_mock/events/export") { request in
+            let filter = try EventFilter(parameters: request.queryItems, extra: ["format"])
+            let text = request.query("format") ?? EventExport.Format.ndjson.rawValue
+            guard let format = EventExport.Format(rawValue: text) else {
+                throw HTTPError(.badRequest, code: .invalidQuery, message: "format must be ndjson or csv.")
+            }
+            let export = try EventExport(storage: store.storage, filter: filter, format: format)
+            let stream = HTTPBodyStream(state: export, executor: pool.execute) { export in try export.next() }
+            return HTTPResponse.streamed(stream, contentType: format.contentType)
+        }
+        router.on(.get, "/_mock/events/funnels") { request in
+            try onlyParameters(request, ["workspace", "campaignID"])
+            guard let workspace = request.query("workspace") else {
+                throw HTTPError(
+                    .badRequest, code: .invalidQuery, message: "Name the workspace: ?workspace=acme-market.")
+            }
+            let figures = try store.storage.campaignCounts(workspace: workspace)
+            let funnels = EventFunnels.json(figures, workspace: workspace, campaignID: request.query("campaignID"))
+            return HTTPResponse.json(funnels.serialized())
+        }
         router.on(.get, "/_mock/events") { request in
             let filter = try EventFilter(parameters: request.queryItems, extra: EventPage.parameterNames)
             let page = try EventPage(parameters: request.queryItems)

@@ -3,7 +3,8 @@ import GronaMockJSON
 
 /// `GET /_mock/events/violations?workspace=…`: every breach of the SDK's side of the contract in the stored
 /// event stream, with the rule, the events involved and a sentence (contract §8). The rules are in
-/// `ViolationsChecker`; docs/violations.md lists them.
+/// `ViolationsChecker`; docs/violations.md lists them, and how the check reads the stream (`ViolationScan`,
+/// one visit at a time) and pages.
 enum ViolationRoutes {
     static func register(
         on router: inout Router, store: EventStore, registry: WorkspaceRegistry, grants: GrantLog, clock: ServerClock
@@ -20,40 +21,53 @@ enum ViolationRoutes {
         }
 
         router.on(.get, "/_mock/events/violations") { request in
-            for item in request.queryItems where item.name != "workspace" {
-                throw HTTPError(
-                    .badRequest, code: .invalidQuery,
-                    message: "Unknown parameter \(Quote.text(item.name)); this endpoint takes workspace.")
-            }
+            let query = try ViolationQuery(parameters: request.queryItems)
             guard let key = request.query("workspace"), !key.isEmpty else {
                 throw HTTPError(
                     .badRequest, code: .invalidQuery, message: "Name the workspace: ?workspace=acme-market.")
             }
             guard let entry = registry.entry(for: key) else { throw HTTPError.unknownWorkspace(key) }
             kills.observe(entry, now: clock.nowMilliseconds())
-            var checker = ViolationsChecker(workspace: entry.workspace, kills: kills.intervals(for: key)) {
+            let checker = ViolationsChecker(workspace: entry.workspace, kills: kills.intervals(for: key)) {
                 customerID, campaignID, variantID in
                 grants.wasIssued(
                     workspace: key, customerID: customerID, campaignID: campaignID, variantID: variantID)
             }
-            var filter = EventFilter()
-            filter.workspace = key
-            var page = EventPage()
-            page.limit = EventPage.maxLimit
-            // The events stored when the check began: under steady traffic the scan would otherwise chase new
-            // events for ever and hold a pool thread.
+            // The events stored when the check began (or when its first page did): under steady traffic the
+            // scan would otherwise chase new events for ever, and pages would disagree.
             let last = try store.lastSequence()
-            repeat {
-                let (events, next) = try store.events(filter, page: page)
-                for event in events where (event["sequence"]?.int64Value ?? 0) <= last { checker.add(event) }
-                page.cursor = next.flatMap { $0 < last ? $0 : nil }
-            } while page.cursor != nil
-            let violations = checker.finish()
-            let body: JSONObject = [
-                "workspaceKey": .string(key), "violations": .array(violations.map(\.json)),
-                "checkedEvents": .number(JSONNumber(Int64(checker.checkedEvents))),
-            ]
-            return HTTPResponse.json(JSONValue.object(body).serialized())
+            let outcome = try ViolationScan(storage: store.storage, workspace: key, query: query).run(
+                checker, throughSequence: last)
+            return HTTPResponse.json(answer(outcome, query, key).serialized())
         }
+    }
+
+    /// The answer's JSON: the shape of issue 6 unpaged (every violation, by first event), `nextCursor` added
+    /// when paged, counts per rule for a summary.
+    private static func answer(_ outcome: ViolationScan.Outcome, _ query: ViolationQuery, _ key: String) -> JSONValue {
+        let checked = JSONValue.number(JSONNumber(Int64(outcome.checkedEvents)))
+        if query.summary {
+            var counts = JSONObject()
+            for rule in ViolationRule.allCases {
+                counts.set(rule.rawValue, .number(JSONNumber(Int64(outcome.counts[rule] ?? 0))))
+            }
+            let total = outcome.counts.values.reduce(0, +)
+            return .object([
+                "workspaceKey": .string(key), "counts": .object(counts), "total": .number(JSONNumber(Int64(total))),
+                "checkedEvents": checked,
+            ])
+        }
+        guard query.limit != nil else {
+            let sorted = outcome.violations.sorted {
+                ($0.events.first ?? 0, $0.rule) < ($1.events.first ?? 0, $1.rule)
+            }
+            return .object([
+                "workspaceKey": .string(key), "violations": .array(sorted.map(\.json)), "checkedEvents": checked,
+            ])
+        }
+        return .object([
+            "workspaceKey": .string(key), "violations": .array(outcome.violations.map(\.json)),
+            "checkedEvents": checked, "nextCursor": outcome.next.map { .string($0.text) } ?? .null,
+        ])
     }
 }

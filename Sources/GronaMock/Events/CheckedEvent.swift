@@ -57,7 +57,34 @@ struct CheckedEvent {
         case .bool(true): preview = .flag
         default: preview = nil
         }
-        treatments = (value["treatments"]?.arrayValue ?? []).compactMap { item in
+        treatments = Self.claims(value["treatments"])
+    }
+
+    /// The fields that have a column; the others start empty.
+    init(
+        sequence: Int64, eventID: String, type: String, installID: String, customerID: String?,
+        correctedTimestamp: Int64?, configRevision: Int64?, placement: String?, visitID: String?,
+        campaignID: String?, variantID: String?, arm: String?
+    ) {
+        self.sequence = sequence
+        self.eventID = eventID
+        self.type = type
+        self.installID = installID
+        self.customerID = customerID
+        self.correctedTimestamp = correctedTimestamp
+        self.configRevision = configRevision
+        self.placement = placement
+        self.visitID = visitID
+        self.campaignID = campaignID
+        self.variantID = variantID
+        self.arm = arm
+        screen = ""
+        treatments = []
+    }
+
+    /// A purchase's claimed treatments, from its `treatments` array.
+    static func claims(_ value: JSONValue?) -> [Claim] {
+        (value?.arrayValue ?? []).compactMap { item in
             guard let campaignID = item["campaignID"]?.stringValue, let variantID = item["variantID"]?.stringValue
             else { return nil }
             return Claim(campaignID: campaignID, variantID: variantID, placement: item["placement"]?.stringValue)

@@ -5,7 +5,7 @@ import GronaMockJSON
 /// writer thread, read from any thread off the event loops, and shaped here into the inspection API's JSON
 /// so that every backend answers alike.
 package final class EventStore: Sendable {
-    let storage: any GronaStorage
+    package let storage: any GronaStorage
     let writer: EventWriter?
 
     /// A store that writes: the server's. `onCommit` hears of every commit (the `wait` long-polls).

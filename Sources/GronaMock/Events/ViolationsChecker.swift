@@ -42,6 +42,8 @@ package struct ViolationsChecker {
     private var found: [Violation] = []
     /// `repeated_in_visit` and `action_without_served`, decided in `finish`.
     private var visits = VisitLedger()
+    /// The last unit's assignments: a visit's events share their unit, and each assignment is a SHA-256.
+    var assignments = AssignmentMemo()
 
     package init(
         workspace: Workspace, kills: [String: [KillInterval]] = [:],
@@ -68,8 +70,12 @@ package struct ViolationsChecker {
 
     /// Checks one stored event: its JSON plus the server's `sequence`, `installID` and `correctedTimestamp`.
     package mutating func add(_ stored: JSONValue) {
+        add(CheckedEvent(stored))
+    }
+
+    /// Checks one stored event, read already.
+    mutating func add(_ event: CheckedEvent) {
         checkedEvents += 1
-        let event = CheckedEvent(stored)
         checkDemo(event)
         if event.isOne(of: .purchase) {
             checkPurchase(event)
@@ -106,6 +112,16 @@ package struct ViolationsChecker {
     package func finish() -> [Violation] {
         let all = found + visits.violations()
         return all.sorted { ($0.events.first ?? 0, $0.rule) < ($1.events.first ?? 0, $1.rule) }
+    }
+
+    /// `finish()`, and forgets what was found, ready for the next visit: a scan in visit order hands the
+    /// checker one visit at a time, so it never holds more than one.
+    mutating func takeViolations() -> [Violation] {
+        defer {
+            found.removeAll(keepingCapacity: true)
+            visits.removeAll()
+        }
+        return finish()
     }
 
     /// Records a violation of `rule` by one event.

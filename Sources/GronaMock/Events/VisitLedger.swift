@@ -7,9 +7,10 @@ struct VisitLedger {
     static let onceOnlyTypes: Set<String> = Set(
         [EventType.eligible, .anchorVisible, .exposure, .served].map(\.rawValue))
 
-    /// `repeated_in_visit`: each visit's once-only events, by what makes them the same, in first-seen order.
-    private var onceOnly: [VisitEventKey: [EventRef]] = [:]
-    private var order: [VisitEventKey] = []
+    /// `repeated_in_visit`: each visit's once-only events, by what makes them the same, in first-seen order
+    /// (`groups`), found by their key (`onceOnly`, the group's position).
+    private var onceOnly: [VisitEventKey: Int] = [:]
+    private var groups: [(key: VisitEventKey, refs: [EventRef])] = []
     /// `action_without_served`: visits that have a `served`, and the actions and dismissals to look up in them.
     private var servedVisits: Set<VisitKey> = []
     private var actions: [(VisitKey, EventRef, String)] = []
@@ -20,19 +21,30 @@ struct VisitLedger {
         let ref = EventRef(sequence: event.sequence, eventID: event.eventID)
         if Self.onceOnlyTypes.contains(event.type) {
             let key = VisitEventKey(visit: visit, screen: event.screen, key: event.key, type: event.type)
-            if onceOnly[key] == nil { order.append(key) }
-            onceOnly[key, default: []].append(ref)
+            if let position = onceOnly[key] {
+                groups[position].refs.append(ref)
+            } else {
+                onceOnly[key] = groups.count
+                groups.append((key, [ref]))
+            }
             if event.isOne(of: .served) { servedVisits.insert(visit) }
         } else if event.isOne(of: .action, .dismiss) {
             actions.append((visit, ref, event.type))
         }
     }
 
+    /// Forgets every event, keeping the tables' capacity: the scan in visit order reuses one ledger per visit.
+    mutating func removeAll() {
+        onceOnly.removeAll(keepingCapacity: true)
+        groups.removeAll(keepingCapacity: true)
+        servedVisits.removeAll(keepingCapacity: true)
+        actions.removeAll(keepingCapacity: true)
+    }
+
     /// The groups of repeated once-only events, then the actions and dismissals without a `served`.
     func violations() -> [Violation] {
         var found: [Violation] = []
-        for key in order {
-            guard let refs = onceOnly[key], refs.count > 1 else { continue }
+        for (key, refs) in groups where refs.count > 1 {
             let sequences = refs.map { String($0.sequence) }.joined(separator: ", ")
             let place = "\(key.visit.placement) on \(key.screen)" + (key.key.map { ", key \(Quote.text($0))" } ?? "")
             found.append(

@@ -34,9 +34,14 @@ package final class GrantLog: Sendable {
     package func wasIssued(workspace: String, customerID: String, campaignID: String, variantID: String? = nil) -> Bool
     {
         issued.withLock { set in
-            set.contains {
+            // With the variant named (every violation check), a hash lookup: a walk over every grant issued
+            // made the check over a load test's events grow with events times grants (issue 18).
+            if let variantID {
+                return set.contains(
+                    Issued(workspace: workspace, customerID: customerID, campaignID: campaignID, variantID: variantID))
+            }
+            return set.contains {
                 $0.workspace == workspace && $0.customerID == customerID && $0.campaignID == campaignID
-                    && (variantID == nil || $0.variantID == variantID)
             }
         }
     }

@@ -39,6 +39,13 @@ public protocol GronaStorage: AnyObject, Sendable {
     /// How many stored events match `filter`.
     func count(matching filter: EventFilter) throws(StorageError) -> Int
 
+    /// Reads the events `scan` selects in visit order (see `EventScan` for the order and bounds), handing each
+    /// to `body` until it returns false or the events run out. One query, streamed: memory is one row, time
+    /// linear in the rows read, and the start is a seek (an index on workspace, install, visit and sequence),
+    /// so a scan resumed deep in the stream costs no more than one from the start. `body` runs on the calling
+    /// thread and must not call back into the storage.
+    func scanEvents(_ scan: EventScan, _ body: (StoredEventColumns) -> Bool) throws(StorageError)
+
     /// One page of rejected events, of one workspace or all.
     func rejectedEvents(workspace: String?, page: EventPage) throws(StorageError) -> StoredPage<StoredRejectedEvent>
 

@@ -4,7 +4,7 @@ import GronaMockJSON
 /// `--verify` against a grona-mock: pages through the workspace's stored events (`GET /_mock/events`, oldest
 /// first, `limit` 1000 and `cursor`), keeps the run's own (their eventIDs start with the run's tag), and
 /// compares them with what the run got a 200 for; then counts the contract violations
-/// (`GET /_mock/events/violations`) that involve the run's events. Linear in the events read; memory is the
+/// (`GET /_mock/events/violations`, paged) that involve the run's events. Linear in the events read; memory is the
 /// run's own id set (ranges) and one bit per event of the run.
 package struct RunVerifier {
     let settings: LoadSettings
@@ -71,17 +71,48 @@ package struct RunVerifier {
             return true
         }
 
-        let violations = try get("/_mock/events/violations?workspace=\(settings.workspace)", client)
-        for violation in violations["violations"]?.arrayValue ?? [] {
-            let ids = violation["eventIDs"]?.arrayValue?.compactMap(\.stringValue) ?? []
-            guard ids.contains(where: { $0.utf8.starts(with: prefix) }) else { continue }
-            verification.violations += 1
-            if verification.sampleViolations.count < 10 {
-                let rule = violation["rule"]?.stringValue ?? "?"
-                verification.sampleViolations.append("\(rule): \(violation["message"]?.stringValue ?? "")")
-            }
-        }
+        try countViolations(into: &verification, prefix: prefix, client)
         return (verification, sampleUnacknowledged)
+    }
+
+    /// Pages through `GET /_mock/events/violations` (`limit` 1000, the opaque `cursor`; issue 18), so a run
+    /// of millions of events is checked in one pass with one page in memory, and counts the violations that
+    /// involve the run's events. A cursor that comes back unchanged stops the paging rather than loop.
+    private func countViolations(into verification: inout LoadVerification, prefix: [UInt8], _ client: HTTPClient)
+        throws(LoadRunError)
+    {
+        var cursor: String?
+        repeat {
+            var path = "/_mock/events/violations?workspace=\(settings.workspace)&limit=1000"
+            if let cursor { path += "&cursor=\(cursor)" }
+            let page = try get(path, client)
+            for violation in page["violations"]?.arrayValue ?? [] {
+                let ids = violation["eventIDs"]?.arrayValue?.compactMap(\.stringValue) ?? []
+                guard ids.contains(where: { $0.utf8.starts(with: prefix) }) else { continue }
+                verification.violations += 1
+                if verification.sampleViolations.count < 10 {
+                    let rule = violation["rule"]?.stringValue ?? "?"
+                    verification.sampleViolations.append("\(rule): \(violation["message"]?.stringValue ?? "")")
+                }
+            }
+            let next = page["nextCursor"]?.stringValue
+            guard next == nil || next != cursor else {
+                throw LoadRunError("GET /_mock/events/violations gave the same cursor again")
+            }
+            guard next.map(Self.isViolationCursor) ?? true else {
+                throw LoadRunError("GET /_mock/events/violations gave a cursor that is not base64url")
+            }
+            cursor = next
+        } while cursor != nil
+    }
+
+    /// The violations cursor goes back into a request line: base64url only (docs/openapi.yaml).
+    static func isViolationCursor(_ text: String) -> Bool {
+        (1...4096).contains(text.utf8.count)
+            && text.utf8.allSatisfy {
+                (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+                    || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
+            }
     }
 
     static func client(_ settings: LoadSettings) throws(LoadRunError) -> HTTPClient {

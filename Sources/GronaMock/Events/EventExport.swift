@@ -1,0 +1,98 @@
+import GronaMockHTTP
+import GronaMockJSON
+
+/// `GET /_mock/events/export` (and `grona-mock events export`): every matching event, oldest first, as
+/// NDJSON (each event as `GET /_mock/events` lists it) or CSV (`EventCSV`), one page of the listing at a
+/// time, so memory is one page whatever the export's size.
+///
+/// The events stored when the export began: under steady traffic it would otherwise chase new ones for
+/// ever. Each page is the listing's query, a seek on `(workspace_key, seq)` from the cursor, so a page deep in
+/// the export costs what the first did.
+package struct EventExport: Sendable {
+    package enum Format: String, CaseIterable, Sendable {
+        case ndjson, csv
+
+        package var contentType: String {
+            switch self {
+            case .ndjson: "application/x-ndjson"
+            case .csv: "text/csv; charset=utf-8"
+            }
+        }
+    }
+
+    package static let csvColumns = [
+        "sequence", "workspaceKey", "eventID", "type", "timestamp", "receivedAt", "correctedTimestamp", "installID",
+        "customerID", "sessionID", "visitID", "campaignID", "variantID", "arm", "placement", "demo",
+    ]
+
+    let storage: any GronaStorage
+    let filter: EventFilter
+    let format: Format
+    let throughSequence: Int64
+    private var cursor: Int64?
+    private var started = false
+    private var done = false
+
+    package init(storage: any GronaStorage, filter: EventFilter, format: Format) throws(StorageError) {
+        self.storage = storage
+        self.filter = filter
+        self.format = format
+        throughSequence = try storage.lastSequence()
+    }
+
+    /// The next piece of the export (the CSV header first, then one page of events), nil at the end.
+    package mutating func next() throws(StorageError) -> [UInt8]? {
+        guard !done else { return nil }
+        var output: [UInt8] = []
+        if !started {
+            started = true
+            if format == .csv {
+                output += Self.csvColumns.joined(separator: ",").utf8
+                output.append(0x0A)
+            }
+        }
+        var page = EventPage()
+        page.limit = EventPage.maxLimit
+        page.cursor = cursor
+        let stored = try storage.events(matching: filter, page: page)
+        output.reserveCapacity(output.count + stored.rows.count * 400)
+        for row in stored.rows where row.sequence <= throughSequence {
+            switch format {
+            case .ndjson: Self.appendLine(row, to: &output)
+            case .csv:
+                output += EventCSV.row(EventStore.json(row), columns: Self.csvColumns).utf8
+                output.append(0x0A)
+            }
+        }
+        cursor = stored.nextCursor
+        if cursor.map({ $0 >= throughSequence }) ?? true { done = true }
+        return output
+    }
+
+    /// The server's fields the listing adds to each event.
+    private static let serverFields: [StaticString] = [
+        "sequence", "workspaceKey", "installID", "receivedAt", "correctedTimestamp",
+    ]
+
+    /// One NDJSON line: the event as the listing shows it. The stored JSON is the validator's own
+    /// serialisation, so the server's fields are appended to it in place (as `JSONObject.set` would add
+    /// them) rather than the whole event parsed and written again; an event that itself holds one of
+    /// those names is rebuilt the slow way, which replaces it.
+    static func appendLine(_ row: StoredEventRow, to output: inout [UInt8]) {
+        let json = row.json[...]
+        guard let last = json.last, last == UInt8(ascii: "}"),
+            let present = JSONMembers.ranges(in: json, keys: serverFields), present.allSatisfy({ $0 == nil })
+        else {
+            output += EventStore.json(row).serialized()
+            output.append(0x0A)
+            return
+        }
+        output += json.dropLast()
+        if json.count > 2 { output.append(UInt8(ascii: ",")) }
+        output += "\"sequence\":\(row.sequence),\"workspaceKey\":".utf8
+        JSONWriter.writeString(row.workspaceKey, to: &output)
+        output += ",\"installID\":".utf8
+        JSONWriter.writeString(row.installID, to: &output)
+        output += ",\"receivedAt\":\(row.receivedAt),\"correctedTimestamp\":\(row.correctedTimestamp)}\n".utf8
+    }
+}

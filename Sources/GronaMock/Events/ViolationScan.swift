@@ -1,0 +1,81 @@
+/// The violation rules run over stored events in visit order (`GronaStorage.scanEvents`), one visit at a
+/// time: time linear in the events read, memory one visit's events and violations (plus the page).
+///
+/// A visit is complete when the scan moves past it, since the order puts its events together whatever
+/// batches, instances or order they arrived in; its violations are then decided, filtered and answered in
+/// the order `ViolationsChecker.finish` gives. An event without a visit is judged alone. A page ends inside
+/// a visit when the limit is reached there: the cursor names the visit's first event and how many of its
+/// violations were answered, and the next page checks that visit again and skips them.
+struct ViolationScan {
+    struct Outcome {
+        var violations: [Violation] = []
+        var counts: [ViolationRule: Int] = [:]
+        var checkedEvents = 0
+        var next: ViolationCursor?
+    }
+
+    let storage: any GronaStorage
+    let workspace: String
+    let query: ViolationQuery
+
+    /// Checks the events up to `throughSequence` (the cursor's when resuming): the violations of one page
+    /// (all when the query has no limit), or the counts per rule for a summary.
+    func run(_ checker: ViolationsChecker, throughSequence: Int64) throws(StorageError) -> Outcome {
+        var checker = checker
+        var outcome = Outcome()
+        var skip = query.cursor?.skip ?? 0
+        var groupStart: EventScanPosition?
+        var facts: [Int64: EventFacts] = [:]
+        let needsFacts = query.since != nil || query.until != nil || query.campaignID != nil
+        let through = query.cursor?.throughSequence ?? throughSequence
+
+        /// Decides the visit at hand; false when the page filled up inside it.
+        func closeVisit(_ start: EventScanPosition) -> Bool {
+            var admitted = 0
+            defer {
+                skip = 0
+                facts.removeAll(keepingCapacity: true)
+            }
+            for violation in checker.takeViolations() where query.admits(violation, { facts[$0] }) {
+                defer { admitted += 1 }
+                guard admitted >= skip else { continue }
+                if query.summary {
+                    outcome.counts[violation.rule, default: 0] += 1
+                    continue
+                }
+                if let limit = query.limit, outcome.violations.count >= limit {
+                    outcome.next = ViolationCursor(throughSequence: through, position: start, skip: admitted)
+                    return false
+                }
+                outcome.violations.append(violation)
+            }
+            return true
+        }
+
+        let scan = EventScan(
+            workspace: workspace, installID: query.installID, start: query.cursor?.position, throughSequence: through)
+        var stopped = false
+        try storage.scanEvents(scan) { row in
+            if let start = groupStart,
+                row.visitID == nil || row.visitID != start.visitID || row.installID != start.installID
+            {
+                guard closeVisit(start) else {
+                    stopped = true
+                    return false
+                }
+                groupStart = nil
+            }
+            if groupStart == nil { groupStart = row.position }
+            let event = CheckedEvent(row)
+            if needsFacts {
+                let campaigns = row.campaignID.map { [$0] } ?? event.treatments.map(\.campaignID)
+                facts[row.sequence] = EventFacts(timestamp: row.timestamp, campaigns: campaigns)
+            }
+            checker.add(event)
+            outcome.checkedEvents += 1
+            return true
+        }
+        if !stopped, let start = groupStart { _ = closeVisit(start) }
+        return outcome
+    }
+}

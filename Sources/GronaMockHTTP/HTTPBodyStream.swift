@@ -1,0 +1,81 @@
+/// A response body made piece by piece, for answers too large to hold whole (an export of millions of
+/// events): sent with `Transfer-Encoding: chunked` (RFC 9112 §7.1), each piece one chunk; to an HTTP/1.0
+/// client, as it comes and closed at the end (RFC 9112 §6.3, item 8).
+///
+/// **Back-pressure.** The connection asks for the next piece only when what it has queued for the socket is
+/// under `lowWater`, and one piece at a time: a client that reads slowly (or not at all) stops the producer,
+/// so the server holds at most `lowWater` plus one piece for it, whatever the body's size.
+/// **Threads.** `next` runs on the `executor` given (the blocking pool), never on an event loop, and never
+/// twice at once. **Ending.** `next` answers nil at the end; a throw after the head was sent can only cut
+/// the body short: the connection is closed without the last chunk, which tells the client it is incomplete.
+/// A client that goes away cancels the stream: no further piece is asked for, and the state is released.
+public final class HTTPBodyStream: Sendable {
+    /// What the connection keeps queued for the socket before it asks for more.
+    public static let lowWater = 256 * 1024
+
+    enum Piece: Sendable {
+        case bytes([UInt8])
+        case end
+        case failed
+    }
+
+    private let produce: Mutex<(@Sendable () throws -> [UInt8]?)?>
+    private let executor: @Sendable (@escaping @Sendable () -> Void) -> Void
+    private let produced = Atomic<Int>(0)
+    private let cancelled = Atomic<Bool>(false)
+
+    /// A stream whose pieces `next` makes from `state`, run on `executor`.
+    public init<State: Sendable>(
+        state: State, executor: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
+        next: @escaping @Sendable (inout State) throws -> [UInt8]?
+    ) {
+        let box = PortableMutex(state)
+        produce = Mutex({ try box.withLock { state in try next(&state) } })
+        self.executor = executor
+    }
+
+    /// Bytes made so far: how far the producer ran ahead, for tests and metrics.
+    public var producedBytes: Int { produced.load(ordering: .relaxed) }
+
+    /// Whether the connection gave up on the stream (the client went away, or the server stopped).
+    public var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
+
+    /// Makes the next piece on the executor and hands it to `deliver` there.
+    func pull(_ deliver: @escaping @Sendable (Piece) -> Void) {
+        executor { [self] in
+            guard !isCancelled, let next = produce.withLock({ $0 }) else { return deliver(.end) }
+            do {
+                guard let bytes = try next() else {
+                    release()
+                    return deliver(.end)
+                }
+                produced.add(bytes.count, ordering: .relaxed)
+                deliver(.bytes(bytes))
+            } catch {
+                release()
+                deliver(.failed)
+            }
+        }
+    }
+
+    /// No more pieces: the state (a database cursor, a page) is released at once.
+    func cancel() {
+        cancelled.store(true, ordering: .releasing)
+        release()
+    }
+
+    private func release() { produce.withLock { $0 = nil } }
+
+    /// `bytes` framed as one chunk: its size in hex, CRLF, the bytes, CRLF.
+    static func chunk(_ bytes: [UInt8]) -> [UInt8] {
+        var framed = Array(String(bytes.count, radix: 16).utf8)
+        framed.reserveCapacity(framed.count + bytes.count + 4)
+        framed += [0x0D, 0x0A]
+        framed += bytes
+        framed += [0x0D, 0x0A]
+        return framed
+    }
+
+    /// The last chunk, with no trailer.
+    static let lastChunk: [UInt8] = Array("0\r\n\r\n".utf8)
+}

@@ -1,0 +1,94 @@
+import GronaMock
+
+extension StorageConformance {
+    /// An event of `install` in `visit` (nil: no visit), in workspace `acme` unless named.
+    private static func visitEvent(_ id: String, _ install: String, _ visit: String?, workspace: String = "acme")
+        -> EventRecord
+    {
+        var record = Sample.event(id, workspace: workspace, install: install)
+        record.visitID = visit
+        return record
+    }
+
+    /// `scanEvents` in full, as (eventID, position) pairs.
+    private static func scanned(_ storage: any GronaStorage, _ scan: EventScan) throws -> [String] {
+        var ids: [String] = []
+        try storage.scanEvents(scan) { row in
+            ids.append(row.eventID)
+            return true
+        }
+        return ids
+    }
+
+    static let scanChecks: [StorageConformance] = [
+        StorageConformance("scanEvents reads in visit order: install, visit (none first), sequence") { storage in
+            // Arrival order mixes installs and visits; ids name where each belongs.
+            _ = try storage.commit([
+                Sample.batch(
+                    [
+                        visitEvent("b-v1-1", "b", "v1"), visitEvent("a-v2-1", "a", "v2"),
+                        visitEvent("a-v1-1", "a", "v1"),
+                        visitEvent("other", "a", "v1", workspace: "beta"),
+                    ], workspace: "acme"),
+                Sample.batch([
+                    visitEvent("a-none-1", "a", nil), visitEvent("a-v1-2", "a", "v1"), visitEvent("b-none-1", "b", nil),
+                    visitEvent("a-none-2", "a", nil),
+                ]),
+            ])
+            let last = try storage.lastSequence()
+            let all = try scanned(storage, EventScan(workspace: "acme", throughSequence: last))
+            let order = ["a-none-1", "a-none-2", "a-v1-1", "a-v1-2", "a-v2-1", "b-none-1", "b-v1-1"]
+            try expectEqual(all, order, "visit order")
+            try expectEqual(
+                try scanned(storage, EventScan(workspace: "acme", installID: "b", throughSequence: last)),
+                ["b-none-1", "b-v1-1"], "one install")
+            // Through a sequence: the second batch's events are left out.
+            try expectEqual(
+                try scanned(storage, EventScan(workspace: "acme", throughSequence: 4)), ["a-v1-1", "a-v2-1", "b-v1-1"],
+                "through")
+            // From every position, inclusive: the rest of the order.
+            var rows: [StoredEventColumns] = []
+            try storage.scanEvents(EventScan(workspace: "acme", throughSequence: last)) { row in
+                rows.append(row)
+                return true
+            }
+            for (index, row) in rows.enumerated() {
+                let scan = EventScan(workspace: "acme", start: row.position, throughSequence: last)
+                try expectEqual(try scanned(storage, scan), Array(order[index...]), "from \(row.eventID)")
+            }
+            // Stopping: body's false ends the scan.
+            var seen = 0
+            try storage.scanEvents(EventScan(workspace: "acme", throughSequence: last)) { _ in
+                seen += 1
+                return seen < 2
+            }
+            try expectEqual(seen, 2, "stopped")
+        },
+        StorageConformance("scanEvents hands over every column, absent ones as absent") { storage in
+            let full = Sample.event("full", install: "install-ü")
+            var bare = EventRecord(
+                workspaceKey: "acme", eventID: "bare", type: "purchase", timestamp: 5, receivedAt: 6,
+                correctedTimestamp: 7, installID: "install-ü", json: Array("{}".utf8))
+            bare.configRevision = nil
+            _ = try storage.commit([Sample.batch([full, bare])])
+            var rows: [StoredEventColumns] = []
+            try storage.scanEvents(EventScan(workspace: "acme", throughSequence: try storage.lastSequence())) { row in
+                rows.append(row)
+                return true
+            }
+            try expectEqual(rows.map(\.eventID), ["bare", "full"], "order (no visit first)")
+            let expected = StoredEventColumns(
+                sequence: rows.last?.sequence ?? 0, eventID: "full", type: full.type, timestamp: full.timestamp,
+                receivedAt: full.receivedAt, correctedTimestamp: full.correctedTimestamp, installID: full.installID,
+                customerID: full.customerID, visitID: full.visitID, campaignID: full.campaignID,
+                variantID: full.variantID, arm: full.arm, placement: full.placement, demo: full.demo,
+                configRevision: full.configRevision, json: full.json)
+            try expectEqual(rows.last, expected, "full")
+            let none = StoredEventColumns(
+                sequence: rows.first?.sequence ?? 0, eventID: "bare", type: "purchase", timestamp: 5, receivedAt: 6,
+                correctedTimestamp: 7, installID: "install-ü", customerID: nil, visitID: nil, campaignID: nil,
+                variantID: nil, arm: nil, placement: nil, demo: false, configRevision: nil, json: Array("{}".utf8))
+            try expectEqual(rows.first, none, "bare")
+        },
+    ]
+}

@@ -1,0 +1,51 @@
+import GronaMockJSON
+import Testing
+
+@testable import GronaMock
+
+/// `JSONMembers`: the top-level members the violation check and the export skim instead of parsing.
+@Suite("Skimming a stored event's JSON (JSONMembers)")
+struct JSONMembersTests {
+    static let keys: [StaticString] = ["screen", "key", "preview"]
+
+    /// Each member's text as found, nil where absent.
+    static func found(_ text: String) -> [String?]? {
+        let bytes = Array(text.utf8)[...]
+        return JSONMembers.ranges(in: bytes, keys: keys)?.map { range in
+            range.map { String(decoding: bytes[$0], as: UTF8.self) }
+        }
+    }
+
+    @Test(
+        "top-level members are found whatever precedes and nests them",
+        arguments: [
+            ("{}", [nil, nil, nil]),
+            ("{\"screen\":{\"type\":\"home\"},\"key\":null}", ["{\"type\":\"home\"}", "null", nil]),
+            // A nested "key" is not the top-level one; strings hold braces, quotes and commas.
+            (
+                "{\"a\":{\"key\":\"x\"},\"b\":\"},\\\"key\\\":1,\",\"key\":\"k\",\"preview\":true}",
+                [nil, "\"k\"", "true"]
+            ),
+            ("{ \"preview\" : \"pv_1\" , \"screen\" : [1, {\"x\": [2]}] }", ["[1, {\"x\": [2]}]", nil, "\"pv_1\""]),
+            ("{\"key\":-12.5e3,\"screen\":false}", ["false", "-12.5e3", nil]),
+        ] as [(String, [String?])])
+    func found(text: String, expected: [String?]) {
+        #expect(Self.found(text) == expected)
+    }
+
+    @Test(
+        "what cannot be skimmed answers nil, so the caller parses it whole",
+        arguments: ["", "[]", "{\"scr\\u0065en\":{}}", "{\"key\":", "{\"key\"}", "{\"a\":1"])
+    func unskimmable(text: String) {
+        #expect(Self.found(text) == nil)
+    }
+
+    @Test("a string value is read in place, or parsed when it holds an escape")
+    func strings() {
+        let bytes = Array("{\"key\":\"a\\\"b\",\"screen\":\"plain\"}".utf8)[...]
+        let ranges = JSONMembers.ranges(in: bytes, keys: Self.keys)
+        #expect(JSONMembers.string(bytes, ranges?[1] ?? nil) == "a\"b")
+        #expect(JSONMembers.string(bytes, ranges?[0] ?? nil) == "plain")
+        #expect(JSONMembers.string(bytes, nil) == nil)
+    }
+}

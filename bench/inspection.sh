@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# bench/inspection.sh: the inspection reads at load-test scale (issue 18). For each size in SIZES (default 1, 2 and
+# 5 million stored events) it times, on one running grona-mock:
+#   - violations, full (one unpaged answer) and paged (limit 1000, every page), and the summary (counts per rule);
+#   - funnels (GET /_mock/events/funnels);
+#   - the NDJSON export (GET /_mock/events/export, streamed to a file);
+# against the reference measured in the same run: the sqlite3 shell reading the same rows
+# (SELECT json FROM events WHERE workspace_key=...) into a file. Each figure is printed with its ratio to the
+# reference (target: within 3x), and the server's resident memory is sampled every 0.2 s throughout (target: under
+# 150 MB).
+#
+# How the events are made: `grona-mock load` drives realistic visits (config fetch, grants, the funnel, purchases)
+# into the server until BASE events are stored (default 1,000,000). Larger sizes are reached by INSERTING DIRECTLY
+# INTO SQLITE copies of those visits (same installs and customers, so assignment and grants still hold; new visit
+# and event ids), through the sqlite3 shell while the server runs. The load is kept running first so that the
+# grants the visits fetched are in the server's memory (a restart would forget them and every offer would be a
+# violation).
+#
+# Usage:   bash bench/inspection.sh            SIZES="1000000 2000000" bash bench/inspection.sh
+# Needs sqlite3, curl, python3; installs what is missing with apt-get (as root). Traffic to 127.0.0.1 only.
+set -euo pipefail
+# shellcheck source=bench/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+SIZES="${SIZES:-1000000 2000000 5000000}"
+BASE="${BASE:-1000000}"
+readonly TARGET_RATIO="3.0"
+readonly TARGET_RSS_MB="150"
+readonly WORKSPACE="acme-market"
+SAMPLER_PID=""
+
+stop_sampler() {
+    [[ -n "$SAMPLER_PID" ]] || return 0
+    kill "$SAMPLER_PID" 2>/dev/null || true
+    wait "$SAMPLER_PID" 2>/dev/null || true
+    SAMPLER_PID=""
+}
+cleanup_more() { stop_sampler; }
+
+# Samples grona-mock's VmRSS (kB) every 0.2 s into $WORK/rss, one line a sample: "<label> <kB>".
+start_sampler() {
+    (
+        while kill -0 "$GRONA_PID" 2>/dev/null; do
+            printf '%s %s\n' "$(cat "$WORK/phase" 2>/dev/null || echo -)" \
+                "$(awk '/^VmRSS:/ { print $2 }' "/proc/$GRONA_PID/status" 2>/dev/null || echo 0)" >>"$WORK/rss"
+            sleep 0.2
+        done
+    ) &
+    SAMPLER_PID=$!
+}
+
+phase() { printf '%s' "$1" >"$WORK/phase"; }
+
+# The largest RSS sample (MB) of phases matching a prefix, or of all.
+peak_rss_mb() { awk -v p="${1:-}" 'index($1, p) == 1 && $2 > m { m = $2 } END { printf "%.0f", m / 1024 }' "$WORK/rss"; }
+
+# Seconds a command takes (wall clock), its output discarded.
+timed() {
+    local start end
+    start="$(date +%s.%N)"
+    "$@" >/dev/null
+    end="$(date +%s.%N)"
+    seconds_between "$start" "$end"
+}
+
+stored_events() { sqlite3 "$WORK/events.sqlite" "SELECT count(*) FROM events WHERE workspace_key='$WORKSPACE'"; }
+
+raw_read() { sqlite3 "$WORK/events.sqlite" "SELECT json FROM events WHERE workspace_key='$WORKSPACE'" >"$WORK/raw.out"; }
+
+violations_full() { curl -fsS --max-time 3600 -o "$WORK/violations.json" "$URL/_mock/events/violations?workspace=$WORKSPACE"; }
+violations_summary() { curl -fsS --max-time 3600 -o "$WORK/summary.json" "$URL/_mock/events/violations?workspace=$WORKSPACE&summary=true"; }
+funnels() { curl -fsS --max-time 3600 -o "$WORK/funnels.json" "$URL/_mock/events/funnels?workspace=$WORKSPACE"; }
+export_ndjson() { curl -fsS --max-time 3600 -o "$WORK/export.ndjson" "$URL/_mock/events/export?workspace=$WORKSPACE&format=ndjson"; }
+
+# Every page of the violations, limit 1000, following nextCursor; prints the pages and violations seen.
+violations_paged() {
+    python3 - "$URL" "$WORKSPACE" <<'PY'
+import json, sys, urllib.request
+url, workspace = sys.argv[1], sys.argv[2]
+cursor, pages, found = None, 0, 0
+while True:
+    target = "%s/_mock/events/violations?workspace=%s&limit=1000" % (url, workspace)
+    if cursor: target += "&cursor=" + cursor
+    page = json.load(urllib.request.urlopen(target, timeout=3600))
+    pages += 1
+    found += len(page["violations"])
+    cursor = page.get("nextCursor")
+    if not cursor: break
+print(pages, found)
+PY
+}
+
+# Drives realistic visits into grona-mock until at least BASE events are stored.
+fill_with_load() {
+    local target="$1" seed=1 stored
+    stored="$(stored_events)"
+    while ((stored < target)); do
+        local visits=$(((target - stored) / 5 + 1000))
+        local rate=5000
+        local seconds=$((visits / rate + 1))
+        log "   grona-mock load: about $((visits * 5)) events ($rate visits/s for ${seconds}s, seed $seed)"
+        "$GRONA_BIN" load --url "$URL" --installs 5000 --rate "$rate" --duration "${seconds}s" --batch-size 50 \
+            --batch-age 250ms --seed "$seed" --secret-key sk_test_acme_market_local --quiet >"$WORK/load-$seed.out" 2>&1 || true
+        seed=$((seed + 1))
+        stored="$(stored_events)"
+    done
+}
+
+# Copies stored visits (new visit and event ids, same installs) until at least TARGET events are stored: a direct
+# insert into SQLite, with the purchases' claimed treatments copied too.
+fill_with_copies() {
+    local target="$1" round stored
+    stored="$(stored_events)"
+    round=0
+    while ((stored < target)); do
+        round=$((round + 1))
+        local need=$((target - stored))
+        sqlite3 "$WORK/events.sqlite" <<SQL >/dev/null
+PRAGMA busy_timeout = 60000;
+BEGIN IMMEDIATE;
+CREATE TEMP TABLE picked AS SELECT seq FROM events WHERE workspace_key = '$WORKSPACE' ORDER BY seq LIMIT $need;
+INSERT INTO events (workspace_key, event_id, type, timestamp, received_at, corrected_timestamp, install_id,
+    customer_id, session_id, visit_id, campaign_id, variant_id, arm, placement, demo, config_revision, total_minor, json)
+SELECT workspace_key, event_id || '-c$round-$stored', type, timestamp, received_at, corrected_timestamp, install_id,
+    customer_id, session_id, CASE WHEN visit_id IS NULL THEN NULL ELSE visit_id || '-c$round-$stored' END, campaign_id,
+    variant_id, arm, placement, demo, config_revision, total_minor,
+    CAST(CASE WHEN visit_id IS NULL THEN json_set(json, '\$.eventID', event_id || '-c$round-$stored')
+         ELSE json_set(json, '\$.eventID', event_id || '-c$round-$stored', '\$.visitID', visit_id || '-c$round-$stored') END AS BLOB)
+FROM events WHERE seq IN (SELECT seq FROM picked) ORDER BY seq;
+INSERT INTO purchase_treatments (event_seq, workspace_key, campaign_id, variant_id, placement, type, value_milli)
+SELECT n.seq, t.workspace_key, t.campaign_id, t.variant_id, t.placement, t.type, t.value_milli
+FROM purchase_treatments t JOIN events o ON o.seq = t.event_seq
+JOIN events n ON n.workspace_key = o.workspace_key AND n.event_id = o.event_id || '-c$round-$stored'
+WHERE o.seq IN (SELECT seq FROM picked);
+COMMIT;
+SQL
+        stored="$(stored_events)"
+    done
+}
+
+measure_size() {
+    local size="$1"
+    phase "fill-$size"
+    if ((size <= BASE)); then fill_with_load "$size"; else fill_with_copies "$size"; fi
+    local stored
+    stored="$(stored_events)"
+    sqlite3 "$WORK/events.sqlite" "PRAGMA wal_checkpoint(PASSIVE)" >/dev/null || true
+    # Warm the page cache for both sides alike.
+    raw_read
+    phase "raw-$size"
+    local raw
+    raw="$(timed raw_read)"
+    phase "measure-$size"
+    local full summary paged funnel exported pages_line
+    full="$(timed violations_full)"
+    summary="$(timed violations_summary)"
+    local start end
+    start="$(date +%s.%N)"
+    pages_line="$(violations_paged)"
+    end="$(date +%s.%N)"
+    paged="$(seconds_between "$start" "$end")"
+    funnel="$(timed funnels)"
+    exported="$(timed export_ndjson)"
+    local lines violations
+    lines="$(wc -l <"$WORK/export.ndjson")"
+    violations="$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["violations"]))' "$WORK/violations.json")"
+    ratio() { awk -v a="$1" -v b="$raw" 'BEGIN { printf "%.2f", a / b }'; }
+    printf '%10s %9s %8.2fs %8.2fs %5sx %8.2fs %5sx %8.2fs %5sx %8.2fs %5sx %8.2fs %5sx %7sMB\n' \
+        "$size" "$stored" "$raw" "$full" "$(ratio "$full")" "$summary" "$(ratio "$summary")" "$paged" "$(ratio "$paged")" \
+        "$funnel" "$(ratio "$funnel")" "$exported" "$(ratio "$exported")" "$(peak_rss_mb "measure-$size")" | tee -a "$WORK/table"
+    log "           (export lines $lines; violations $violations; pages and violations paged: $pages_line)"
+    [[ "$lines" == "$stored" ]] || log "warning: the export has $lines lines for $stored events"
+}
+
+main() {
+    enter_repo_root
+    want_command sqlite3 sqlite3
+    want_command curl curl
+    want_command python3 python3
+    install_missing
+    require_commands sqlite3 curl python3
+    install_traps
+    build_grona
+    make_work_dir inspection
+    launch_grona --db "$WORK/events.sqlite"
+    URL="http://127.0.0.1:$GRONA_PORT"
+    start_sampler
+    log "== $(commit_id): sizes $SIZES (the first $BASE events by grona-mock load, the rest copied in SQLite)"
+    printf '%10s %9s %9s %15s %15s %15s %15s %15s %9s\n' size stored "raw read" "violations" "summary" \
+        "paged (1000)" "funnels" "ndjson export" "peak RSS"
+    local size
+    for size in $SIZES; do measure_size "$size"; done
+    phase "finished"
+    stop_sampler
+    echo
+    local peak
+    peak="$(peak_rss_mb "")"
+    echo "peak RSS over the whole run (loading included): ${peak} MB; while measuring: $(peak_rss_mb measure) MB (target < ${TARGET_RSS_MB} MB)"
+    local worst
+    worst="$(awk '{ for (i = 5; i <= 13; i += 2) { r = $i; sub("x", "", r); if (r + 0 > m) m = r + 0 } } END { print m }' "$WORK/table")"
+    echo "worst ratio to the raw read: ${worst}x (target ${TARGET_RATIO}x)"
+    if at_least "$TARGET_RATIO" "$worst" && at_least "$TARGET_RSS_MB" "$(peak_rss_mb measure)"; then
+        echo "inspection: PASS"
+    else
+        echo "inspection: BELOW TARGET"
+    fi
+}
+
+main "$@"
