@@ -24,7 +24,8 @@ final class PostgresFaultRules: FaultRuleStore {
 
     func rulesExist(_ exist: Bool) { self.exist.store(exist, ordering: .releasing) }
 
-    func take(_ endpoint: FaultEngine.Endpoint, workspace: String?, claimed: Bool) throws(StorageError) -> FaultAction? {
+    func take(_ endpoint: FaultEngine.Endpoint, workspace: String?, claimed: Bool) throws(StorageError) -> FaultAction?
+    {
         var binds = PostgresBinds()
         binds.append(endpoint.rawValue)
         binds.append(workspace)
@@ -85,7 +86,8 @@ final class PostgresFaultRules: FaultRuleStore {
     }
 
     func listing() throws(StorageError) -> [JSONObject] {
-        let listed = try read("SELECT id, document, seen, fired, generator FROM fault_rules ORDER BY id", PostgresBinds())
+        let listed = try read(
+            "SELECT id, document, seen, fired, generator FROM fault_rules ORDER BY id", PostgresBinds())
         rulesExist(!listed.isEmpty)
         return listed
     }

@@ -163,7 +163,8 @@ final class PostgresRuntime: SharedRuntime {
         var start = seq
         if fromLastReset {
             let reset = try connection.query(
-                "SELECT coalesce(max(seq), 0) FROM runtime_changes WHERE kind = 'reset'::bytea AND workspace_key IS NULL")
+                "SELECT coalesce(max(seq), 0) FROM runtime_changes WHERE kind = 'reset'::bytea AND workspace_key IS NULL"
+            )
             start = max(seq, reset.int64(0, 0) - 1)
         }
         var binds = PostgresBinds()

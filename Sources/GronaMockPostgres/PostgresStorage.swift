@@ -111,7 +111,8 @@ public final class PostgresStorage: GronaStorage {
 
     /// Tells the other instances' long-polls which workspaces got events (`PostgresRuntime.Channel.events`):
     /// PostgreSQL sends it at COMMIT, once the events can be read, and never for a group rolled back.
-    private static func notifyStored(_ changes: [StorageChange], _ connection: PostgresConnection) throws(PostgresError) {
+    private static func notifyStored(_ changes: [StorageChange], _ connection: PostgresConnection) throws(PostgresError)
+    {
         var workspaces: Set<String> = []
         for change in changes {
             if case .batch(let batch) = change { workspaces.insert(batch.workspaceKey) }

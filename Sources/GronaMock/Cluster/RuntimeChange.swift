@@ -13,7 +13,9 @@ package enum RuntimeChange: Sendable, Equatable {
 
     /// The kinds, as stored.
     package enum Kind: String, Sendable, CaseIterable {
-        case serve, removeClone = "remove_clone", reset
+        case serve
+        case removeClone = "remove_clone"
+        case reset
     }
 
     package var kind: Kind {

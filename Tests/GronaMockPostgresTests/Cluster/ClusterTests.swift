@@ -110,7 +110,8 @@ struct ClusterTests {
         let port = b.port
         let waiter = Thread {
             let response = try? fetch(
-                port, "GET /_mock/events/wait?workspace=acme-market&count=2&timeoutMs=20000 HTTP/1.1\r\nHost: x\r\n\r\n")
+                port, "GET /_mock/events/wait?workspace=acme-market&count=2&timeoutMs=20000 HTTP/1.1\r\nHost: x\r\n\r\n"
+            )
             answer.withLock { $0 = response }
         }
         waiter.start()
