@@ -1,4 +1,5 @@
 import Foundation
+import GronaMock
 import GronaMockJSON
 import GronaMockTestSupport
 import Testing
@@ -101,6 +102,22 @@ struct ClusterTests {
         let rule = try #require(try b.json("/_mock/faults")["faults"]?.arrayValue?.first)
         #expect(rule["fired"]?.int64Value == 3)
         #expect(rule["remaining"]?.int64Value == 0)
+    }
+
+    @Test("a seeded rule draws one sequence across A and B: the one a single process draws")
+    func seededDrawsAcrossInstances() throws {
+        let (a, b) = try Self.pair()
+        let rule = #"{"endpoint":"config","kind":"status","status":500,"probability":0.5,"seed":42}"#
+        #expect(try b.post("/_mock/faults", rule).status == 201)
+        #expect(eventually(seconds: 1) { (try? a.json("/_mock/faults")["faults"]?.arrayValue?.count) == 1 })
+        var fired: [Bool] = []
+        for instance in [a, b, b, a, b, a, a, a, b, b, a, b, a, b, b, a] {
+            fired.append(try instance.get("/v1/mobile/workspaces/acme-market/config").status == 500)
+        }
+        var generator = SplitMix64(seed: 42)
+        let expected = fired.indices.map { _ in SplitMix64.fires(generator.next(), probability: 0.5) }
+        #expect(fired == expected)
+        #expect(fired.contains(true) && fired.contains(false))
     }
 
     @Test("a long-poll waiting on B wakes for events posted to A")
