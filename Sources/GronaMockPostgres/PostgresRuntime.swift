@@ -72,6 +72,14 @@ final class PostgresRuntime: SharedRuntime {
                             VALUES ($1, $2, $3, $4) RETURNING seq)
                         SELECT pg_notify('\(Channel.changes.rawValue)', seq::text) FROM added
                         """, row)
+                    // A reset of everything supersedes every change before it: no instance replays them again.
+                    if change == .reset(workspace: nil) {
+                        try connection.execute(
+                            """
+                            DELETE FROM runtime_changes WHERE seq < (SELECT max(seq) FROM runtime_changes
+                                WHERE kind = 'reset'::bytea AND workspace_key IS NULL)
+                            """)
+                    }
                 }
             }
         }
