@@ -32,7 +32,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 CONNECTIONS="${CONNECTIONS:-32}"
 BATCH="${BATCH:-50}"
-THREADS=1
 readonly EVENTS_PATH="/v1/mobile/events"
 readonly SCRIPT="bench/events/post-batch.lua"
 PG_DIR=""

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Starts PostgreSQL in the foreground (PID 1, SIGINT: fast shutdown), after initdb on first start.
 set -eu
-bin="$(ls -d /usr/lib/postgresql/*/bin | tail -n 1)"
+bin=""
+for candidate in /usr/lib/postgresql/*/bin; do bin="$candidate"; done
 export PATH="$bin:$PATH"
 if [ ! -s "$PGDATA/PG_VERSION" ]; then
     initdb -D "$PGDATA" -U postgres --auth=trust --encoding=UTF8 --locale=C.UTF-8 >/dev/null
