@@ -19,15 +19,18 @@ public final class GronaMockServer: Sendable {
     private let watcher: WorkspaceWatcher
     private let waiters: EventWaiters
     private let pool: BlockingPool
+    /// The run-time state shared with other instances on the same database (nothing, alone).
+    private let shared: any SharedRuntime
     /// The routes as served, for `exchange`.
     private let router: Router
 
     private init(
         configuration: GronaMockConfiguration, server: HTTPServer, workspaces: WorkspaceRegistry, clock: ServerClock,
         watcher: WorkspaceWatcher, events: EventStore, waiters: EventWaiters, faults: FaultEngine, grants: GrantLog,
-        pool: BlockingPool, router: Router
+        pool: BlockingPool, router: Router, shared: any SharedRuntime
     ) {
         self.pool = pool
+        self.shared = shared
         self.router = router
         self.faults = faults
         self.grants = grants
@@ -70,9 +73,16 @@ public final class GronaMockServer: Sendable {
         } catch {
             throw StartupError("cannot open the storage \(configuration.storage): \(error)")
         }
+        // A backend that several instances share shares the run-time state too; any other runs alone.
+        let shared: any SharedRuntime
+        do {
+            shared = try (storage as? any SharedRuntimeProvider)?.makeSharedRuntime(logger: logger) ?? LocalRuntime()
+        } catch {
+            throw StartupError("cannot share the run-time state through \(configuration.storage): \(error)")
+        }
         let workspaces = WorkspaceRegistry(
             directory: configuration.workspacesDirectory, keys: loadKeys(configuration.keysDirectory, logger),
-            revisions: storage, clock: clock, logger: logger)
+            revisions: storage, clock: clock, logger: logger, shared: shared)
         workspaces.loadDirectory()
         let metrics = Metrics()
         let storeReference = Late<EventStore>()
@@ -92,8 +102,8 @@ public final class GronaMockServer: Sendable {
         let pool = BlockingPool(threads: max(2, HTTPServer.coreCount))
         router.use(ControlRoutes.blocking, pool.offloading())
         // Injected faults cover the Grona endpoints as a group: a handler cannot forget them.
-        let faults = FaultEngine()
-        router.use(FaultEngine.group, faults.middleware())
+        let faults = FaultEngine(rules: shared.faultRules, logger: logger)
+        router.use(FaultEngine.group, faults.middleware(pool: pool))
         ConfigRoutes.register(on: &router, registry: workspaces, maxAge: configuration.configMaxAge)
         let grants = GrantLog { metrics.add("grona_grants_issued_total", $0) }
         GrantsRoutes.register(on: &router, registry: workspaces, clock: clock, log: grants)
@@ -101,7 +111,7 @@ public final class GronaMockServer: Sendable {
         EventInspectionRoutes.register(on: &router, store: events, waiters: waiters, pool: pool)
         FaultRoutes.register(on: &router, engine: faults)
         WorkspaceRoutes.register(on: &router, registry: workspaces, events: events, grants: grants)
-        ClockRoutes.register(on: &router, clock: clock)
+        ClockRoutes.register(on: &router, clock: clock, shared: shared)
         ViolationRoutes.register(on: &router, store: events, registry: workspaces, grants: grants, clock: clock)
         ResetRoutes.register(
             on: &router, registry: workspaces, events: events, faults: faults, clock: clock, grants: grants)
@@ -115,12 +125,18 @@ public final class GronaMockServer: Sendable {
             on: &router, metrics: metrics, events: events, waits: { waiters.pending },
             openConnections: { serverReference.value?.openConnections ?? 0 })
         staticFiles?.register(on: &router, at: ControlRoutes.staticFiles)
+        // What other instances changed before this one started is applied before it serves.
+        shared.start(
+            RuntimeReplica(
+                apply: { workspaces.applyShared($0) }, adoptClock: { clock.adopt($0) },
+                eventsStored: { waiters.committed($0) }))
         let server: HTTPServer
         do {
             server = try HTTPServer.start(configuration: configuration.http, router: router, logger: logger) {
                 metrics.record($0)
             }
         } catch {
+            shared.stop()
             waiters.stop()
             events.stop()
             pool.stop()
@@ -131,7 +147,8 @@ public final class GronaMockServer: Sendable {
         let watcher = WorkspaceWatcher(registry: workspaces, interval: configuration.reloadInterval)
         return GronaMockServer(
             configuration: configuration, server: server, workspaces: workspaces, clock: clock, watcher: watcher,
-            events: events, waiters: waiters, faults: faults, grants: grants, pool: pool, router: router)
+            events: events, waiters: waiters, faults: faults, grants: grants, pool: pool, router: router,
+            shared: shared)
     }
 
     /// The signing keys; a missing directory or a bad key is logged, not fatal, so the rest still serves.
@@ -185,6 +202,7 @@ public final class GronaMockServer: Sendable {
     /// long-polls answered with what there is, then the writer and the file watcher stopped.
     public func wait() {
         server.wait()
+        shared.stop()
         pool.stop()
         waiters.stop()
         events.stop()

@@ -105,7 +105,26 @@ public final class PostgresStorage: GronaStorage {
             }
         }
         try flush()
+        try notifyStored(changes, connection)
         return outcomes
+    }
+
+    /// Tells the other instances' long-polls which workspaces got events (`PostgresRuntime.Channel.events`):
+    /// PostgreSQL sends it at COMMIT, once the events can be read, and never for a group rolled back.
+    private static func notifyStored(_ changes: [StorageChange], _ connection: PostgresConnection) throws(PostgresError)
+    {
+        var workspaces: Set<String> = []
+        for change in changes {
+            if case .batch(let batch) = change { workspaces.insert(batch.workspaceKey) }
+        }
+        guard !workspaces.isEmpty else { return }
+        // Workspace keys are short and plain ([a-z0-9-]); a payload past PostgreSQL's 8000 bytes says "all".
+        let listed = workspaces.sorted().joined(separator: ",")
+        var binds = PostgresBinds()
+        binds.append(listed.utf8.count < 7_000 ? listed : "*")
+        try connection.run(
+            prepared: "events_notify",
+            "SELECT pg_notify('\(PostgresRuntime.Channel.events.rawValue)', convert_from($1, 'UTF8'))", binds)
     }
 
     /// PostgreSQL has no write-ahead log to copy back by hand: its checkpointer and autovacuum do the upkeep.

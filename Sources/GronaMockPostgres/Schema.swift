@@ -70,7 +70,8 @@ enum Schema {
         );
         CREATE INDEX rejected_by_workspace ON rejected_events (workspace_key);
         CREATE TABLE storage_probe (id integer PRIMARY KEY CHECK (id = 1), writes bigint NOT NULL);
-        """
+        """,
+        clusterTables,
     ]
 
     /// Applies what is missing in one transaction, under a transaction-scoped advisory lock taken before the

@@ -183,7 +183,8 @@ enum ControlFuzz {
     }
 
     private static func simulate(_ rule: FaultRule, in engine: FaultEngine) {
-        _ = engine.add(rule)
+        // Rules in memory (`LocalFaultRules`) are never refused: only a database can fail to take one.
+        guard (try? engine.add(rule)) != nil else { Fuzz.fail("the in-memory rules refused a rule") }
         var model = [ModelRule(rule), ModelRule(rule)]
         let workspaces = [rule.workspace ?? "run-1", "zz-other"]
         for request in 0..<32 {
@@ -224,7 +225,7 @@ enum ControlFuzz {
                     "the endpoint's fault is \(String(describing: pass.fault))")
             }
         }
-        let listing = engine.listing()
+        guard let listing = try? engine.listing() else { Fuzz.fail("the in-memory rules could not be listed") }
         Fuzz.require(listing.count == 2, "\(listing.count) rules listed")
         for (index, (listed, expected)) in zip(listing, model).enumerated() {
             Fuzz.require(listed["id"] == .string("fault-\(index + 1)"), "rule ids")

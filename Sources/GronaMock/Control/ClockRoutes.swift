@@ -4,7 +4,8 @@ import GronaMockJSON
 /// `/_mock/clock`: the mock's time, which grant windows, `iat`/`exp`, `issuedAt`, schedules and
 /// `receivedAt` all follow (contract §8).
 enum ClockRoutes {
-    static func register(on router: inout Router, clock: ServerClock) {
+    /// `shared` hears every change, so that the other instances on the same database show the same time.
+    static func register(on router: inout Router, clock: ServerClock, shared: any SharedRuntime = LocalRuntime()) {
         router.on(.get, "/_mock/clock") { _ in HTTPResponse.json(state(clock)) }
         router.on(.post, "/_mock/clock") { request in
             let body = try RequestJSON.object(request)
@@ -25,6 +26,7 @@ enum ClockRoutes {
             change.reset = try boolean(body["reset"], "reset") ?? false
             if change.freezeAt != nil && change.freeze != true { throw invalid("at goes with \"freeze\": true") }
             try clock.apply(change)
+            try shared.publish(clock: clock.setting)
             return HTTPResponse.json(state(clock))
         }
     }

@@ -31,7 +31,7 @@ extension EventValidator.EnvelopeError: HTTPErrorConvertible {
 }
 
 extension InvalidFaultRule: HTTPErrorConvertible {
-    var httpError: HTTPError {
+    package var httpError: HTTPError {
         HTTPError(.badRequest, code: .invalidFault, message: problems.joined(separator: "; ") + ".")
     }
 }
@@ -76,6 +76,8 @@ extension WorkspaceRegistry.ChangeError: HTTPErrorConvertible {
                 .conflict, code: .workspaceExists, message: "A workspace \(Quote.text(key)) is already served.")
         case .failed(let reason):
             return HTTPError(.internalServerError, code: .changeFailed, message: reason)
+        case .unavailable(let error):
+            return error.httpError
         }
     }
 }

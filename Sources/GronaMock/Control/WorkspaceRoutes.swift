@@ -216,8 +216,10 @@ enum ResetRoutes {
                     }
                     return
                 }
-                faults.clear()
+                try faults.clear()
                 clock.reset()
+                // The other instances on the same database, if any, take the clock and the workspaces too.
+                try registry.shared.publish(clock: clock.setting)
                 grants.clear()
                 registry.reset()
                 guard let writer = events.writer else {
@@ -267,7 +269,12 @@ struct RunState: Sendable {
 
     /// Clears `key`'s run state; `completion` runs once its events (and rejected events) are deleted.
     func clear(_ key: String, completion: @escaping @Sendable (Result<Cleared, StorageError>) -> Void) {
-        let removedFaults = faults.clear(workspace: key)
+        let removedFaults: Int
+        do {
+            removedFaults = try faults.clear(workspace: key)
+        } catch {
+            return completion(.failure(error))
+        }
         grants.clear(workspace: key)
         guard let writer = events.writer else { return completion(.success(Cleared(faults: removedFaults, events: 0))) }
         writer.submit(

@@ -7,8 +7,8 @@ import GronaMockJSON
 /// for each request to a Grona endpoint: once for the rules without a workspace as it starts, and once for the
 /// rules of its workspace when the endpoint knows it (see `FaultEngine.Pass`); the `/_mock/faults` API adds,
 /// lists and removes rules. Rules are checked in the order
-/// they were added and the first that fires applies; the state is behind one lock, so concurrent requests each
-/// see a consistent count and draw.
+/// they were added and the first that fires applies; the store (`FaultRuleStore`) takes each request whole, so
+/// concurrent requests, on one instance or several, each see a consistent count and draw.
 package final class FaultEngine: Sendable {
     /// The endpoints a rule can target, each the route of one pattern: which endpoint a request is comes
     /// from the route that took it (`FaultEngine.group`).
@@ -31,15 +31,14 @@ package final class FaultEngine: Sendable {
         }
     }
 
-    private struct State {
-        var rules: [FaultRule] = []
-        /// Ids are never reused, so a stale id cannot remove a newer rule.
-        var nextID = 1
+    /// Where the rules live: in this process, or shared by the instances on one database.
+    package let rules: any FaultRuleStore
+    let logger: Logger?
+
+    package init(rules: any FaultRuleStore = LocalFaultRules(), logger: Logger? = nil) {
+        self.rules = rules
+        self.logger = logger
     }
-
-    private let state = Mutex(State())
-
-    package init() {}
 
     /// The fault to apply to this request, if a rule fires for it.
     ///
@@ -47,71 +46,48 @@ package final class FaultEngine: Sendable {
     /// (which apply to every workspace); with a key, only the rules scoped to it, so that their counts and draws
     /// advance on that workspace's requests alone. `claimed` says that a rule already fired for this request
     /// in an earlier pass: these rules then take their draws but none fires.
-    func decide(for endpoint: Endpoint, workspace: String? = nil, claimed: Bool = false) -> FaultAction? {
-        state.withLock { state in
-            var chosen: FaultAction?
-            for index in state.rules.indices
-            where state.rules[index].target.matches(endpoint) && state.rules[index].workspace == workspace {
-                if state.rules[index].take(canFire: !claimed && chosen == nil) { chosen = state.rules[index].action }
-            }
-            return chosen
-        }
+    func decide(for endpoint: Endpoint, workspace: String? = nil, claimed: Bool = false) throws(StorageError)
+        -> FaultAction?
+    {
+        try rules.take(endpoint, workspace: workspace, claimed: claimed)
     }
 
     /// Adds a rule and returns it as listed, with its id.
-    func add(_ rule: FaultRule) -> JSONObject {
-        state.withLock { state in
-            var rule = rule
-            rule.id = "fault-\(state.nextID)"
-            state.nextID += 1
-            state.rules.append(rule)
-            return rule.listing
-        }
+    func add(_ rule: FaultRule) throws(StorageError) -> JSONObject {
+        try rules.add(rule)
     }
 
     /// Every rule, oldest first, with how often each fired and how many fires it has left.
-    func listing() -> [JSONObject] {
-        state.withLock { $0.rules.map(\.listing) }
+    func listing() throws(StorageError) -> [JSONObject] {
+        try rules.listing()
     }
 
-    func listing(id: String) -> JSONObject? {
-        state.withLock { state in state.rules.first { $0.id == id }?.listing }
+    func listing(id: String) throws(StorageError) -> JSONObject? {
+        try rules.listing(id: id)
     }
 
     /// Removes one rule; false when there is none with that id.
-    func remove(id: String) -> Bool {
-        state.withLock { state in
-            guard let index = state.rules.firstIndex(where: { $0.id == id }) else { return false }
-            state.rules.remove(at: index)
-            return true
-        }
+    func remove(id: String) throws(StorageError) -> Bool {
+        try rules.remove(id: id)
     }
 
     /// Removes the rules scoped to `workspace` (`POST /_mock/reset?workspace=`) and says how many there were.
     /// Rules without a workspace apply to every workspace, so they stay: one test run must not take away
     /// another's faults.
     @discardableResult
-    package func clear(workspace: String) -> Int {
-        state.withLock { state in
-            let count = state.rules.count
-            state.rules.removeAll { $0.workspace == workspace }
-            return count - state.rules.count
-        }
+    package func clear(workspace: String) throws(StorageError) -> Int {
+        try rules.clear(workspace: workspace)
     }
 
     /// Removes every rule (`DELETE /_mock/faults`, `POST /_mock/reset`) and says how many there were.
     @discardableResult
-    package func clear() -> Int {
-        state.withLock { state in
-            let count = state.rules.count
-            state.rules.removeAll()
-            return count
-        }
+    package func clear() throws(StorageError) -> Int {
+        try rules.clear(workspace: nil)
     }
 }
 
 /// What a firing rule does to one request.
-enum FaultAction: Sendable, Equatable {
+package enum FaultAction: Sendable, Equatable {
     case status(code: Int, retryAfterSeconds: Int?)
     case delay(milliseconds: Int)
     case dropConnection

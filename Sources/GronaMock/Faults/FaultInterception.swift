@@ -13,16 +13,25 @@ extension FaultEngine {
     /// (`request.faults`) and a responder that delivers its answer as the rule that fired says (late, or cut
     /// short). The handler asks its workspace's rules with `pass.enter(workspace:)` once it knows the
     /// workspace, and applies `pass.fault`, the endpoint-specific fault, if any.
-    func middleware() -> HTTPMiddleware {
+    ///
+    /// Rules in a database (`FaultRuleStore.takesRemotely`) are taken with a round trip, which must not hold
+    /// an event loop: while any rule may exist the request (its handler too) runs on `pool`; while none does,
+    /// it stays on the loop and asks nothing.
+    func middleware(pool: BlockingPool? = nil) -> HTTPMiddleware {
         { request, responder, next in
             // Only the group's routes get here, and each is an endpoint by its pattern.
             guard let endpoint = Endpoint(route: request.route), request.attachments[Bypass.self] == nil else {
                 return next(request, responder)
             }
-            guard let (pass, delivery) = self.start(endpoint, responder) else { return }
-            var request = request
-            request.attachments[Pass.self] = pass
-            next(request, delivery)
+            let proceed: @Sendable (Bool) -> Void = { asks in
+                guard let (pass, delivery) = self.start(endpoint, responder, asks: asks) else { return }
+                var request = request
+                request.attachments[Pass.self] = pass
+                next(request, delivery)
+            }
+            guard self.rules.takesRemotely else { return proceed(true) }
+            guard self.rules.mayHaveRules, let pool else { return proceed(false) }
+            pool.execute { proceed(true) }
         }
     }
 
@@ -46,12 +55,16 @@ extension FaultEngine {
     final class Pass: Sendable {
         private let engine: FaultEngine
         let endpoint: Endpoint
+        /// False when the rules are not asked for this request: kept in a database and none existed as it
+        /// started, so it stayed on its event loop, where no round trip may run.
+        private let asks: Bool
         /// The action of the rule that fired for this request, if one did.
         private let fired = Mutex<FaultAction?>(nil)
 
-        fileprivate init(engine: FaultEngine, endpoint: Endpoint) {
+        fileprivate init(engine: FaultEngine, endpoint: Endpoint, asks: Bool) {
             self.engine = engine
             self.endpoint = endpoint
+            self.asks = asks
         }
 
         /// The endpoint-specific fault for the handler to apply, if its rule fired.
@@ -63,8 +76,9 @@ extension FaultEngine {
         /// Asks the rules of `workspace`. Returns the answer to send instead when one of them answers the
         /// request (a status or a drop): the handler then stops, and sends it.
         func enter(workspace: String) -> HTTPResponse? {
+            guard asks else { return nil }
             let claimed = fired.withLock { $0 != nil }
-            return apply(engine.decide(for: endpoint, workspace: workspace, claimed: claimed))
+            return apply(engine.decideLogging(for: endpoint, workspace: workspace, claimed: claimed))
         }
 
         /// Records the action of the rule that fired, if one did; the answer when the rule answers the request.
@@ -112,13 +126,24 @@ extension FaultEngine {
     /// Starts a request of `endpoint`: asks the rules without a workspace. Returns nil when one of them
     /// answered the request (a status or a drop), which is then already sent; otherwise the request's pass and
     /// the responder its handler must answer through.
-    func start(_ endpoint: Endpoint, _ responder: HTTPResponder) -> (Pass, HTTPResponder)? {
-        let pass = Pass(engine: self, endpoint: endpoint)
-        if let answer = pass.apply(decide(for: endpoint)) {
+    func start(_ endpoint: Endpoint, _ responder: HTTPResponder, asks: Bool = true) -> (Pass, HTTPResponder)? {
+        let pass = Pass(engine: self, endpoint: endpoint, asks: asks)
+        if asks, let answer = pass.apply(decideLogging(for: endpoint)) {
             responder.send(answer)
             return nil
         }
         return (pass, pass.delivery(to: responder))
+    }
+
+    /// `decide`, where a rule store that cannot be reached (the database is down) fires nothing: the
+    /// request is served as if there were no rule, and the storage's own 503s say what is wrong.
+    func decideLogging(for endpoint: Endpoint, workspace: String? = nil, claimed: Bool = false) -> FaultAction? {
+        do {
+            return try decide(for: endpoint, workspace: workspace, claimed: claimed)
+        } catch {
+            logger?.warning("fault rules not consulted", [("error", error.message)])
+            return nil
+        }
     }
 
     /// The contract's error body with code `injected_fault`, and `Retry-After` when the rule has one.

@@ -11,26 +11,26 @@ enum FaultRoutes {
             } catch {
                 throw HTTPError(.badRequest, code: .malformedJson, message: "The body is not valid JSON: \(error).")
             }
-            let listing = engine.add(try FaultRule.parse(document))
+            let listing = try engine.add(try FaultRule.parse(document))
             var response = HTTPResponse.json(JSONValue.object(listing).serialized(), status: .created)
             if let id = listing["id"]?.stringValue { response.headers.add("Location", "/_mock/faults/\(id)") }
             return response
         }
         router.on(.get, "/_mock/faults") { _ in
-            let rules: JSONObject = ["faults": .array(engine.listing().map(JSONValue.object))]
+            let rules: JSONObject = ["faults": .array(try engine.listing().map(JSONValue.object))]
             return HTTPResponse.json(JSONValue.object(rules).serialized())
         }
         router.on(.delete, "/_mock/faults") { _ in
-            HTTPResponse.json("{\"deleted\":\(engine.clear())}")
+            HTTPResponse.json("{\"deleted\":\(try engine.clear())}")
         }
         router.on(.get, "/_mock/faults/{id}") { request in
             let id = request.pathParameters["id"] ?? ""
-            guard let listing = engine.listing(id: id) else { throw unknownFault(id) }
+            guard let listing = try engine.listing(id: id) else { throw unknownFault(id) }
             return HTTPResponse.json(JSONValue.object(listing).serialized())
         }
         router.on(.delete, "/_mock/faults/{id}") { request in
             let id = request.pathParameters["id"] ?? ""
-            guard engine.remove(id: id) else { throw unknownFault(id) }
+            guard try engine.remove(id: id) else { throw unknownFault(id) }
             return HTTPResponse.json("{\"deleted\":1}")
         }
     }

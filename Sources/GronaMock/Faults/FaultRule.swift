@@ -8,20 +8,20 @@ import GronaMockJSON
 /// seeded with `seed` (the same seed fires for the same requests, so a run can be repeated exactly), or both:
 /// with that probability, at most `count` times. A rule with a `workspace` looks only at that workspace's
 /// requests; one without looks at every workspace's.
-struct FaultRule: Sendable {
+package struct FaultRule: Sendable {
     /// The requests a rule looks at.
-    enum Target: Sendable, Equatable {
+    package enum Target: Sendable, Equatable {
         case all
         case endpoint(FaultEngine.Endpoint)
 
-        var name: String {
+        package var name: String {
             switch self {
             case .all: "all"
             case .endpoint(let endpoint): endpoint.rawValue
             }
         }
 
-        func matches(_ endpoint: FaultEngine.Endpoint) -> Bool {
+        package func matches(_ endpoint: FaultEngine.Endpoint) -> Bool {
             self == .all || self == .endpoint(endpoint)
         }
     }
@@ -30,12 +30,12 @@ struct FaultRule: Sendable {
     static let maxDelayMilliseconds = 600_000
     static let maxRetryAfterSeconds = 86_400
 
-    var id = ""
-    let target: Target
+    package var id = ""
+    package let target: Target
     /// The workspace whose requests the rule looks at; nil for every workspace. It need not be served yet, so
     /// that a test can add its rule before it clones the workspace.
-    let workspace: String?
-    let kind: FaultKind
+    package let workspace: String?
+    package let kind: FaultKind
     let action: FaultAction
     /// The kind's parameters as they are applied (defaults filled in), for listing.
     let parameters: JSONObject
@@ -46,8 +46,8 @@ struct FaultRule: Sendable {
 
     private var generator: SplitMix64?
     /// Requests this rule looked at while it could still fire.
-    private(set) var seen = 0
-    private(set) var fired = 0
+    package private(set) var seen = 0
+    package private(set) var fired = 0
 
     var remaining: Int? { count.map { max(0, $0 - fired) } }
 
@@ -71,7 +71,7 @@ struct FaultRule: Sendable {
     /// A live rule with a probability draws once for every request it sees, even one that an earlier rule
     /// already claimed (`canFire` false), so its sequence of draws depends on its seed alone. An exhausted
     /// rule draws nothing.
-    mutating func take(canFire: Bool) -> Bool {
+    package mutating func take(canFire: Bool) -> Bool {
         if let remaining, remaining == 0 { return false }
         seen += 1
         var hit = true
@@ -84,8 +84,25 @@ struct FaultRule: Sendable {
         return true
     }
 
+    /// Where the seeded generator stands (nil without a probability), so that a rule kept in a database
+    /// draws on from where the last request left it, whichever instance takes the next one.
+    package var generatorState: UInt64? { generator?.state }
+
+    /// The rule `document` describes (as `parse` reads it), as far as it has gone: for a store that keeps
+    /// the document and these counters, not the rule.
+    package static func restored(
+        from document: JSONValue, id: String, seen: Int, fired: Int, generatorState: UInt64?
+    ) throws(InvalidFaultRule) -> FaultRule {
+        var rule = try parse(document)
+        rule.id = id
+        rule.seen = max(0, seen)
+        rule.fired = max(0, fired)
+        if let generatorState, rule.generator != nil { rule.generator = SplitMix64(seed: generatorState) }
+        return rule
+    }
+
     /// The rule as `GET /_mock/faults` lists it.
-    var listing: JSONObject {
+    package var listing: JSONObject {
         var object: JSONObject = ["id": .string(id), "endpoint": .string(target.name)]
         if let workspace { object.set("workspace", .string(workspace)) }
         object.set("kind", .string(kind.rawValue))
@@ -104,7 +121,7 @@ struct FaultRule: Sendable {
 
 extension FaultRule {
     /// Reads a rule from `POST /_mock/faults`; every problem is reported at once, each naming its field.
-    static func parse(_ document: JSONValue) throws(InvalidFaultRule) -> FaultRule {
+    package static func parse(_ document: JSONValue) throws(InvalidFaultRule) -> FaultRule {
         guard let object = document.objectValue else {
             throw invalid([
                 "the rule must be a JSON object like {\"endpoint\": \"config\", \"kind\": \"drop\", \"count\": 1}"
@@ -283,6 +300,6 @@ private struct RuleReader {
 }
 
 /// A fault rule that cannot be read: every problem, each naming its field.
-struct InvalidFaultRule: Error, Equatable {
+package struct InvalidFaultRule: Error, Equatable {
     let problems: [String]
 }

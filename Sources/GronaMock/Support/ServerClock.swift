@@ -161,6 +161,32 @@ package final class ServerClock: Sendable {
     package func reset() {
         state.withLock { $0 = State() }
     }
+
+    /// The offset and the frozen time, as instances on one database share them.
+    package var setting: ClockSetting {
+        state.withLock { ClockSetting(offsetMilliseconds: $0.offsetMilliseconds, frozenAt: $0.frozenAt) }
+    }
+
+    /// Takes the setting another instance published, moved into the range (a stored row is input too).
+    package func adopt(_ setting: ClockSetting) {
+        let wall = Self.wallMilliseconds()
+        let adopted = State(offsetMilliseconds: setting.offsetMilliseconds, frozenAt: setting.frozenAt)
+        state.withLock { $0 = adopted.clamped(wall: wall) }
+    }
+}
+
+/// What the clock is set to: an offset from the wall clock, or a frozen time. Shared as is: the instances
+/// on one database read the same wall clock (within what NTP keeps them apart), so the same setting shows
+/// them the same time.
+package struct ClockSetting: Sendable, Equatable {
+    package var offsetMilliseconds: Int64
+    /// Unix epoch milliseconds, when frozen.
+    package var frozenAt: Int64?
+
+    package init(offsetMilliseconds: Int64, frozenAt: Int64?) {
+        self.offsetMilliseconds = offsetMilliseconds
+        self.frozenAt = frozenAt
+    }
 }
 
 extension Int64 {

@@ -16,6 +16,8 @@ extension WorkspaceRegistry {
         /// says: a secret picks the workspace on the grants endpoint, so sharing one would split its grants.
         case secretKeyInUse(owner: String)
         case failed(String)
+        /// Served here, but the other instances on the database could not be told (a 503: ask again).
+        case unavailable(StorageError)
     }
 
     /// Serves `document` as workspace `key`, in place of its file until a reset. With `allowInvalid`, a
@@ -27,7 +29,7 @@ extension WorkspaceRegistry {
         try loading.withLock { _ throws(ChangeError) in
             // A clone stays one (deletable, and removed when its time to live passes) whatever is put in it.
             let origin = entry(for: key)?.origin == .clone ? .clone : origin
-            return try replace(key, document: document, allowInvalid: allowInvalid, origin: origin)
+            return try published(replace(key, document: document, allowInvalid: allowInvalid, origin: origin))
         }
     }
 
@@ -47,9 +49,10 @@ extension WorkspaceRegistry {
             campaigns[index] = .object(campaign)
             config.set("campaigns", .array(campaigns))
             root.set("config", .object(config))
-            return try replace(
-                key, document: .object(root), allowInvalid: !current.problems.isEmpty,
-                origin: current.origin == .clone ? .clone : .runtime)
+            return try published(
+                replace(
+                    key, document: .object(root), allowInvalid: !current.problems.isEmpty,
+                    origin: current.origin == .clone ? .clone : .runtime))
         }
     }
 
@@ -80,6 +83,11 @@ extension WorkspaceRegistry {
                 CloneExpiry(ttlSeconds: $0, deadline: MonotonicClock.deadline(from: now, after: .seconds($0)))
             }
             state.withLock { $0.expiries[newKey] = expiry }
+            // Other instances get the wall-clock deadline, which they read alike.
+            let shared = ttlSeconds.map {
+                SharedExpiry(ttlSeconds: $0, expiresAt: ServerClock.wallMilliseconds().clampedAdding(Int64($0) * 1000))
+            }
+            try publish(.serve(workspace: newKey, document: entry.source, origin: .clone, expiry: shared))
             return (entry, secret)
         }
     }
@@ -89,12 +97,8 @@ extension WorkspaceRegistry {
         try loading.withLock { _ throws(ChangeError) in
             let current = try existing(key)
             guard current.origin == .clone else { throw .notAClone(key) }
-            state.withLock {
-                $0.entries[key] = nil
-                $0.expiries[key] = nil
-                // A file of the same name, hidden while the clone was served, is loaded at the next tick.
-                $0.stamps[filePath(key)] = nil
-            }
+            dropClone(key)
+            try publish(.removeClone(workspace: key))
         }
     }
 
@@ -164,24 +168,39 @@ extension WorkspaceRegistry {
             }
             signing.set(role == .config ? "configKeys" : "grantKeys", .array(list.map { .string($0) }))
             root.set("signing", .object(signing))
-            return try replace(
-                key, document: .object(root), allowInvalid: !current.problems.isEmpty,
-                origin: current.origin == .clone ? .clone : .runtime)
+            // A generated key stays in this process: other instances serve the rotated document only when
+            // they hold the key too (docs/scaling.md).
+            return try published(
+                replace(
+                    key, document: .object(root), allowInvalid: !current.problems.isEmpty,
+                    origin: current.origin == .clone ? .clone : .runtime))
         }
     }
 
     /// Drops every run-time change, clone and generated key, and serves the files again.
+    /// Other instances reset too; when that cannot be recorded, the failure is logged and this one is reset
+    /// all the same.
     package func reset() {
         loading.withLock { _ in
-            state.withLock { state in
-                state.entries = state.entries.filter { $0.value.origin == .file }
-                state.expiries = [:]
-                state.stamps = [:]
-                state.keyStamps = [:]
+            resetAll()
+            do throws(ChangeError) {
+                try publish(.reset(workspace: nil))
+            } catch {
+                // `publish` logged it.
             }
-            reloadKeys(stamps: Self.keyStamps(keys.directory))
-            _ = reloadAll()
         }
+    }
+
+    /// Every run-time change dropped; the caller holds `loading`.
+    func resetAll() {
+        state.withLock { state in
+            state.entries = state.entries.filter { $0.value.origin == .file }
+            state.expiries = [:]
+            state.stamps = [:]
+            state.keyStamps = [:]
+        }
+        reloadKeys(stamps: Self.keyStamps(keys.directory))
+        _ = reloadAll()
     }
 
     /// Drops the run-time changes of one workspace, for a test run that shares the server with others: its
@@ -193,32 +212,48 @@ extension WorkspaceRegistry {
         try loading.withLock { _ throws(ChangeError) -> Entry? in
             let current = try existing(key)
             guard current.origin != .file else { return current }
-            state.withLock { state in
-                state.entries[key] = nil
-                state.expiries[key] = nil
-                // Read the file again even if it did not change while the run-time version hid it.
-                state.stamps[filePath(key)] = nil
-            }
-            _ = reload(force: false)
-            let restored = entry(for: key)
+            let restored = resetOne(key)
             logger.info(
                 "workspace reset",
                 [("workspace", key), ("was", current.origin.rawValue), ("served", restored != nil)])
+            try publish(.reset(workspace: key))
             return restored
+        }
+    }
+
+    /// Workspace `key`'s run-time change dropped and its file served again, if any; the caller holds `loading`.
+    func resetOne(_ key: String) -> Entry? {
+        state.withLock { state in
+            state.entries[key] = nil
+            state.expiries[key] = nil
+            // Read the file again even if it did not change while the run-time version hid it.
+            state.stamps[filePath(key)] = nil
+        }
+        _ = reload(force: false)
+        return entry(for: key)
+    }
+
+    /// Clone `key` no longer served; the caller holds `loading`.
+    func dropClone(_ key: String) {
+        state.withLock {
+            $0.entries[key] = nil
+            $0.expiries[key] = nil
+            // A file of the same name, hidden while the clone was served, is loaded at the next tick.
+            $0.stamps[filePath(key)] = nil
         }
     }
 
     // MARK: - Helpers (called holding `loading`)
 
     /// Where the file of workspace `key` would be.
-    private func filePath(_ key: String) -> String { directory + "/" + key + ".json" }
+    func filePath(_ key: String) -> String { directory + "/" + key + ".json" }
 
     private func existing(_ key: String) throws(ChangeError) -> Entry {
         guard let entry = entry(for: key) else { throw .unknownWorkspace(key) }
         return entry
     }
 
-    private func replace(
+    func replace(
         _ key: String, document: JSONValue, allowInvalid: Bool, origin: Origin
     ) throws(ChangeError) -> Entry {
         let outcome = WorkspaceValidator.validate(document, expectedKey: key, keyIDs: Set(keys.keyIDs))

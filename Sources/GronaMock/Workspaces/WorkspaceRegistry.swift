@@ -76,6 +76,8 @@ package final class WorkspaceRegistry: Sendable {
     package let directory: String
     private let revisions: any GronaStorage
     let clock: ServerClock
+    /// Where run-time changes are told to the other instances on the same database (nothing, alone).
+    let shared: any SharedRuntime
     let logger: Logger
     let state: Mutex<State>
     /// Serialises loading, so two reloads never sign the same change twice; readers do not take it.
@@ -84,11 +86,13 @@ package final class WorkspaceRegistry: Sendable {
     let expiryObservers = Mutex<[@Sendable (String) -> Void]>([])
 
     package init(
-        directory: String, keys: KeyStore, revisions: any GronaStorage, clock: ServerClock, logger: Logger
+        directory: String, keys: KeyStore, revisions: any GronaStorage, clock: ServerClock, logger: Logger,
+        shared: any SharedRuntime = LocalRuntime()
     ) {
         self.directory = directory
         self.revisions = revisions
         self.clock = clock
+        self.shared = shared
         self.logger = logger
         state = Mutex(State(keys: keys, keyStamps: Self.keyStamps(keys.directory)))
     }

@@ -1,0 +1,223 @@
+import GronaMock
+import GronaMockHTTP
+
+/// The run-time state of several instances on one PostgreSQL database (issue 15): run-time workspace changes
+/// in the append-only `runtime_changes`, the clock in `runtime_clock`, fault rules in `fault_rules`, each
+/// change followed by a `NOTIFY`, so that a kill on one instance is served by every instance within
+/// milliseconds.
+///
+/// Each instance applies what it reads through the same registry functions the local calls use, skipping
+/// the rows it wrote itself (`instance`). A notification only says "look": the listener reads the rows after
+/// the last one applied, and also looks every `PostgresListener.tick` in case a notification was lost (a
+/// reconnect drops those sent meanwhile), so no change is missed, only delayed.
+final class PostgresRuntime: SharedRuntime {
+    /// Serializes change writers ("grona-rc"), so that `seq` order is commit order (see `Schema.clusterTables`).
+    static let changeLock: Int64 = 0x6772_6F6E_612D_7263
+
+    enum Channel: String, CaseIterable {
+        /// Payload: the new change's seq.
+        case changes = "grona_changes"
+        /// Payload: the clock row's version.
+        case clock = "grona_clock"
+        /// Payload: empty; a rule was added or removed.
+        case faults = "grona_faults"
+        /// Payload: the workspaces that got events, comma-separated, or "*".
+        case events = "grona_events"
+    }
+
+    let pool: PostgresPool
+    let faultRules: any FaultRuleStore
+    private let rules: PostgresFaultRules
+    /// This process's mark on the rows it writes: it applies them as it makes them, not again when read.
+    private let instance: String
+    private let logger: Logger
+    private let followed = Mutex(Followed())
+    private let listener = Mutex<PostgresListener?>(nil)
+
+    /// What this instance has applied so far.
+    private struct Followed {
+        var lastChange: Int64 = 0
+        var clockVersion: Int64 = 0
+    }
+
+    init(url: PostgresURL, logger: Logger) {
+        pool = PostgresPool(url: url, readers: 2)
+        rules = PostgresFaultRules(pool: pool)
+        faultRules = rules
+        var generator = SystemRandomNumberGenerator()
+        instance = String(generator.next() as UInt64, radix: 16)
+        self.logger = logger
+    }
+
+    // MARK: - Publishing
+
+    func publish(_ change: RuntimeChange) throws(StorageError) {
+        var lock = PostgresBinds()
+        lock.append(Self.changeLock)
+        var row = PostgresBinds()
+        row.append(instance)
+        row.append(change.kind.rawValue)
+        row.append(change.workspace)
+        row.append(bytes: change.payload)
+        try run { () throws(PostgresError) in
+            try pool.withWriter { connection throws(PostgresError) in
+                try connection.transaction { () throws(PostgresError) in
+                    try connection.run(prepared: "change_lock", "SELECT pg_advisory_xact_lock($1)", lock)
+                    // The notification is sent at COMMIT, once the row can be read.
+                    try connection.run(
+                        prepared: "change_insert",
+                        """
+                        WITH added AS (
+                            INSERT INTO runtime_changes (instance, kind, workspace_key, payload)
+                            VALUES ($1, $2, $3, $4) RETURNING seq)
+                        SELECT pg_notify('\(Channel.changes.rawValue)', seq::text) FROM added
+                        """, row)
+                    // A reset of everything supersedes every change before it: no instance replays them again.
+                    if change == .reset(workspace: nil) {
+                        try connection.execute(
+                            """
+                            DELETE FROM runtime_changes WHERE seq < (SELECT max(seq) FROM runtime_changes
+                                WHERE kind = 'reset'::bytea AND workspace_key IS NULL)
+                            """)
+                    }
+                }
+            }
+        }
+    }
+
+    func publish(clock: ClockSetting) throws(StorageError) {
+        var binds = PostgresBinds()
+        binds.append(clock.offsetMilliseconds)
+        binds.append(clock.frozenAt)
+        try run { () throws(PostgresError) in
+            try pool.withWriter { connection throws(PostgresError) in
+                try connection.run(
+                    prepared: "clock_set",
+                    """
+                    WITH set AS (
+                        INSERT INTO runtime_clock (id, offset_ms, frozen_at, version) VALUES (1, $1, $2, 1)
+                        ON CONFLICT (id) DO UPDATE SET offset_ms = excluded.offset_ms,
+                            frozen_at = excluded.frozen_at, version = runtime_clock.version + 1
+                        RETURNING version)
+                    SELECT pg_notify('\(Channel.clock.rawValue)', version::text) FROM set
+                    """, binds)
+            }
+        }
+    }
+
+    // MARK: - Following
+
+    func start(_ replica: RuntimeReplica) {
+        // What others changed before this instance started, from the last reset of everything on.
+        follow(replica, fromLastReset: true)
+        let started = PostgresListener(url: pool.url, channels: Channel.allCases.map(\.rawValue), logger: logger) {
+            [self] notifications in
+            var stored: Set<String> = []
+            for notification in notifications where notification.channel == Channel.events.rawValue {
+                stored.formUnion(notification.payload.split(separator: ",").map(String.init))
+            }
+            // Wake the long-polls first: reading the changes can wait for the database.
+            if !stored.isEmpty { replica.eventsStored(stored) }
+            // nil: a tick or a reconnect, when a notification may have been missed.
+            if notifications.isEmpty || notifications.contains(where: { $0.channel != Channel.events.rawValue }) {
+                follow(replica, fromLastReset: false)
+            }
+            if notifications.isEmpty { replica.eventsStored(["*"]) }
+        }
+        listener.withLock { $0 = started }
+    }
+
+    func stop() {
+        let running = listener.withLock { listener -> PostgresListener? in
+            defer { listener = nil }
+            return listener
+        }
+        running?.stop()
+    }
+
+    /// Applies the changes after the last one applied, the clock when it changed, and refreshes whether any
+    /// fault rule exists. A failure is logged and tried again at the next tick.
+    private func follow(_ replica: RuntimeReplica, fromLastReset: Bool) {
+        let seen = followed.withLock { $0 }
+        do {
+            let (changes, clock, hasRules) = try run { () throws(PostgresError) in
+                try pool.withReader { connection throws(PostgresError) in
+                    (
+                        try readChanges(after: seen.lastChange, fromLastReset: fromLastReset, connection),
+                        try readClock(newerThan: seen.clockVersion, connection),
+                        try connection.query("SELECT EXISTS (SELECT 1 FROM fault_rules)").bool(0, 0)
+                    )
+                }
+            }
+            rules.rulesExist(hasRules)
+            for (seq, change) in changes {
+                if let change { replica.apply(change) }
+                followed.withLock { $0.lastChange = max($0.lastChange, seq) }
+            }
+            if let (version, setting) = clock {
+                replica.adoptClock(setting)
+                followed.withLock { $0.clockVersion = max($0.clockVersion, version) }
+            }
+        } catch {
+            logger.warning("the shared run-time state could not be read", [("error", error.message)])
+        }
+    }
+
+    /// The changes other instances made after `seq` (nil for a row this version cannot read), with every seq
+    /// read, in order; from the last global reset on when `fromLastReset` (older rows no longer matter).
+    private func readChanges(
+        after seq: Int64, fromLastReset: Bool, _ connection: PostgresConnection
+    ) throws(PostgresError) -> [(Int64, RuntimeChange?)] {
+        var start = seq
+        if fromLastReset {
+            let reset = try connection.query(
+                "SELECT coalesce(max(seq), 0) FROM runtime_changes WHERE kind = 'reset'::bytea AND workspace_key IS NULL"
+            )
+            start = max(seq, reset.int64(0, 0) - 1)
+        }
+        var binds = PostgresBinds()
+        binds.append(start)
+        let rows = try connection.run(
+            prepared: "changes_after",
+            "SELECT seq, instance, kind, workspace_key, payload FROM runtime_changes WHERE seq > $1 ORDER BY seq",
+            binds)
+        var changes: [(Int64, RuntimeChange?)] = []
+        for row in 0..<rows.rowCount {
+            let seq = rows.int64(row, 0)
+            guard rows.text(row, 1) != instance else {
+                changes.append((seq, nil))
+                continue
+            }
+            let kind = rows.text(row, 2) ?? ""
+            let change = RuntimeChange(kind: kind, workspace: rows.text(row, 3), payload: rows.bytes(row, 4))
+            if change == nil {
+                logger.warning("a shared run-time change this version cannot read was skipped", [("seq", seq)])
+            }
+            changes.append((seq, change))
+        }
+        return changes
+    }
+
+    private func readClock(
+        newerThan version: Int64, _ connection: PostgresConnection
+    ) throws(PostgresError) -> (Int64, ClockSetting)? {
+        let row = try connection.query("SELECT version, offset_ms, frozen_at FROM runtime_clock WHERE id = 1")
+        guard row.rowCount == 1, row.int64(0, 0) > version else { return nil }
+        return (row.int64(0, 0), ClockSetting(offsetMilliseconds: row.int64(0, 1), frozenAt: row.optionalInt64(0, 2)))
+    }
+
+    @discardableResult
+    private func run<T>(_ body: () throws(PostgresError) -> T) throws(StorageError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw StorageError(error)
+        }
+    }
+}
+
+extension PostgresStorage: SharedRuntimeProvider {
+    package func makeSharedRuntime(logger: Logger) throws(StorageError) -> any SharedRuntime {
+        PostgresRuntime(url: pool.url, logger: logger)
+    }
+}
