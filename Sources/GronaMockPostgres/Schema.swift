@@ -72,6 +72,12 @@ enum Schema {
         CREATE TABLE storage_probe (id integer PRIMARY KEY CHECK (id = 1), writes bigint NOT NULL);
         """,
         clusterTables,
+        // 3 (issue 18): listings and exports page by `seq` within a workspace, and the violations check reads
+        // each visit whole in `GronaStorage.scanEvents`' order, each page a seek in its index.
+        """
+        CREATE INDEX events_by_workspace ON events (workspace_key, seq);
+        CREATE INDEX events_by_visit ON events (workspace_key, install_id, visit_id NULLS FIRST, seq);
+        """,
     ]
 
     /// Applies what is missing in one transaction, under a transaction-scoped advisory lock taken before the

@@ -90,5 +90,36 @@ extension StorageConformance {
                 variantID: nil, arm: nil, placement: nil, demo: false, configRevision: nil, json: Array("{}".utf8))
             try expectEqual(rows.first, none, "bare")
         },
+        StorageConformance("scanEvents over more rows than one read of a backend: all, in order, resumable") {
+            storage in
+            // 2,500 events over 5 installs and 11 visits (one of them none), in an order that mixes them: more
+            // than one query's worth for a backend that reads in chunks (PostgreSQL: 1,000).
+            let total = 2_500
+            let events = (0..<total).map { number in
+                visitEvent("e\(number)", "i\(number % 5)", number % 11 == 0 ? nil : "v\(number % 7)")
+            }
+            for start in stride(from: 0, to: total, by: 500) {
+                _ = try storage.commit([Sample.batch(Array(events[start..<(start + 500)]))])
+            }
+            let last = try storage.lastSequence()
+            var rows: [StoredEventColumns] = []
+            try storage.scanEvents(EventScan(workspace: "acme", throughSequence: last)) { row in
+                rows.append(row)
+                return true
+            }
+            try expectEqual(Set(rows.map(\.eventID)), Set(events.map(\.eventID)), "every event once")
+            try expectEqual(rows.count, total, "no event twice")
+            func key(_ row: StoredEventColumns) -> (String, Int, String, Int64) {
+                (row.installID, row.visitID == nil ? 0 : 1, row.visitID ?? "", row.sequence)
+            }
+            for index in rows.indices.dropFirst() where !(key(rows[index - 1]) < key(rows[index])) {
+                throw ConformanceFailure("out of visit order at \(index): \(rows[index].eventID)")
+            }
+            // Resumed at a chunk's edge and just past it: the rest of the order.
+            for index in [999, 1_000, 1_001, 2_499] {
+                let scan = EventScan(workspace: "acme", start: rows[index].position, throughSequence: last)
+                try expectEqual(try scanned(storage, scan), rows[index...].map(\.eventID), "from row \(index)")
+            }
+        },
     ]
 }

@@ -1,0 +1,71 @@
+import GronaMock
+
+/// `scanEvents` on PostgreSQL: keyset pages of `scanChunk` rows over `events_by_visit`, each a seek from the
+/// last row handed over, so memory is one chunk whatever the workspace's size and a scan resumed deep in the
+/// stream costs what one from the start does.
+///
+/// The order is `EventScan`'s: install, then visit with events without one first (`NULLS FIRST`; PostgreSQL
+/// puts NULLs last by default), then sequence; bytea compares byte by byte, as SQLite's default collation.
+extension PostgresStorage {
+    /// Rows per query: large enough that a scan of millions costs few round trips, small enough to hold.
+    static let scanChunk = 1_000
+
+    public func scanEvents(_ scan: EventScan, _ body: (StoredEventColumns) -> Bool) throws(StorageError) {
+        var start = scan.start
+        while true {
+            let rows = try scanChunk(scan, from: start)
+            for row in rows {
+                guard body(row) else { return }
+            }
+            // Sequences are at most `throughSequence`, so the next position inside a visit cannot overflow.
+            guard rows.count == Self.scanChunk, let last = rows.last, last.sequence < Int64.max else { return }
+            start = EventScanPosition(installID: last.installID, visitID: last.visitID, sequence: last.sequence + 1)
+        }
+    }
+
+    /// One chunk of the scan from `start` (inclusive).
+    private func scanChunk(_ scan: EventScan, from start: EventScanPosition?) throws(StorageError)
+        -> [StoredEventColumns]
+    {
+        var binds = PostgresBinds()
+        var conditions = [
+            "workspace_key = " + binds.placeholder(scan.workspace), "seq <= " + binds.placeholder(scan.throughSequence),
+        ]
+        if let installID = scan.installID { conditions.append("install_id = " + binds.placeholder(installID)) }
+        if let start {
+            // A seek on (workspace_key, install_id), then the few rows of the start's install before it are
+            // skipped: a row comparison cannot say it, since NULL visit ids sort first.
+            let install = binds.placeholder(start.installID)
+            let sequence = binds.placeholder(start.sequence)
+            conditions.append("install_id >= \(install)")
+            if let visitID = start.visitID {
+                let visit = binds.placeholder(visitID)
+                conditions.append(
+                    "(install_id > \(install) OR visit_id > \(visit) OR (visit_id = \(visit) AND seq >= \(sequence)))")
+            } else {
+                conditions.append("(install_id > \(install) OR visit_id IS NOT NULL OR seq >= \(sequence))")
+            }
+        }
+        let sql = """
+            SELECT seq, event_id, type, timestamp, received_at, corrected_timestamp, install_id, customer_id,
+                visit_id, campaign_id, variant_id, arm, placement, demo, config_revision, json
+            FROM events WHERE \(conditions.joined(separator: " AND "))
+            ORDER BY install_id, visit_id NULLS FIRST, seq LIMIT \(Self.scanChunk)
+            """
+        return try run { () throws(PostgresError) in
+            try pool.withReader { connection throws(PostgresError) in
+                let result = try connection.query(sql, binds)
+                return (0..<result.rowCount).map { row in
+                    StoredEventColumns(
+                        sequence: result.int64(row, 0), eventID: result.text(row, 1) ?? "",
+                        type: result.text(row, 2) ?? "", timestamp: result.int64(row, 3),
+                        receivedAt: result.int64(row, 4), correctedTimestamp: result.int64(row, 5),
+                        installID: result.text(row, 6) ?? "", customerID: result.text(row, 7),
+                        visitID: result.text(row, 8), campaignID: result.text(row, 9), variantID: result.text(row, 10),
+                        arm: result.text(row, 11), placement: result.text(row, 12), demo: result.bool(row, 13),
+                        configRevision: result.optionalInt64(row, 14), json: result.bytes(row, 15))
+                }
+            }
+        }
+    }
+}
