@@ -120,7 +120,7 @@ let package = Package(
             dependencies: ["GronaMockSQLite", "GronaMockStorageConformance", "GronaMockTestSupport"]
         ),
         /// The conformance suite and PostgreSQL's own cases, on a throwaway cluster the tests start themselves
-        /// (`scripts/pg-throwaway`) unless `GRONA_MOCK_TEST_POSTGRES` names one; and the cluster tests, which
+        /// (`Examples/cluster/pg-throwaway`) unless `GRONA_MOCK_TEST_POSTGRES` names one; and the cluster tests, which
         /// run the built binary as two instances on one database.
         .testTarget(
             name: "GronaMockPostgresTests",

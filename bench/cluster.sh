@@ -6,10 +6,10 @@
 # In order, each against a fresh database, wrk with bench/events/post-batch.lua (unique event ids, batches of
 # BATCH) for DURATION seconds after WARMUP seconds of unmeasured load:
 #   1. one instance on SQLite (--db), the default backend;
-#   2. one instance on PostgreSQL (--store), a throwaway cluster from scripts/pg-throwaway;
+#   2. one instance on PostgreSQL (--store), a throwaway cluster from Examples/cluster/pg-throwaway;
 #   3. two instances on another database of the same cluster, each driven by its own wrk with half the
 #      connections (no balancer in the way: nginx's CPU would be taken from the instances on a small machine;
-#      scripts/cluster puts one in front for people);
+#      Examples/cluster/run puts one in front for people);
 #   4. the reference: the rows the two instances stored, copied out (COPY ... TO, binary) and loaded into an
 #      empty table made LIKE events (its unique index included) with COPY ... FROM, then again with one
 #      INSERT ... SELECT, each timed, synchronous_commit on as for grona-mock.
@@ -41,7 +41,7 @@ EXTRA_PIDS=()
 cleanup_more() {
     local pid
     for pid in "${EXTRA_PIDS[@]}"; do stop_process "$pid" "a second process"; done
-    if [[ -n "$PG_DIR" ]]; then scripts/pg-throwaway stop "$PG_DIR" >/dev/null 2>&1 || true; fi
+    if [[ -n "$PG_DIR" ]]; then Examples/cluster/pg-throwaway stop "$PG_DIR" >/dev/null 2>&1 || true; fi
 }
 
 # The cluster's URL for database $1.
@@ -156,7 +156,7 @@ main() {
     local sqlite_rate="$RATE" sqlite_p99="$P99"
     stop_instances
 
-    PG_URL="$(scripts/pg-throwaway start)"
+    PG_URL="$(Examples/cluster/pg-throwaway start)"
     PG_DIR="$(printf '%s' "$PG_URL" | sed -n 's/.*host=\([^&]*\).*/\1/p')"
     psql_on postgres "CREATE DATABASE one" && psql_on postgres "CREATE DATABASE two"
     log "== PostgreSQL $(psql_on postgres 'SHOW server_version'), synchronous_commit $(psql_on postgres 'SHOW synchronous_commit')"

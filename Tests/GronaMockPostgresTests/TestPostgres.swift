@@ -10,14 +10,14 @@ import Darwin
 #endif
 
 /// The PostgreSQL the tests use: `GRONA_MOCK_TEST_POSTGRES` when it names one, otherwise a throwaway
-/// cluster started through `scripts/pg-throwaway` on first use and stopped when the test process exits.
+/// cluster started through `Examples/cluster/pg-throwaway` on first use and stopped when the test process exits.
 /// Each test gets a schema of its own on it, so tests run in parallel without seeing each other's rows.
 enum TestPostgres {
     static let variable = "GRONA_MOCK_TEST_POSTGRES"
 
     static let script = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("scripts/pg-throwaway").path
+        .appendingPathComponent("Examples/cluster/pg-throwaway").path
 
     /// Whether the suite can run: a database is named, or PostgreSQL's server programs are installed.
     static let isAvailable: Bool =

@@ -4,7 +4,7 @@ import GronaMockJSON
 import GronaMockTestSupport
 import Testing
 
-/// Two instances of the built binary on one database, as `scripts/cluster` runs them: a client must not be
+/// Two instances of the built binary on one database, as `Examples/cluster/run` runs them: a client must not be
 /// able to tell that there are two (issue 15).
 @Suite(
     "Cluster: two instances on one PostgreSQL", .serialized,
