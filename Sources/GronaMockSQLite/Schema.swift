@@ -75,6 +75,15 @@ enum Schema {
         CREATE INDEX events_by_workspace ON events (workspace_key);
         CREATE INDEX events_by_visit ON events (workspace_key, install_id, visit_id);
         """,
+        // Version 5: the per-campaign counts (`campaignCounts`, behind the summary and the funnels) read this
+        // index alone and in their GROUP BY order, so they stream in constant memory. With only
+        // (workspace_key, campaign_id, variant_id), SQLite sorted every row of the workspace to group them,
+        // and the sorter's merge buffers grew with the workspace (resident memory rose after each summary in
+        // bench/memory.sh). It serves every lookup the old index did, which it replaces.
+        """
+        DROP INDEX events_by_campaign;
+        CREATE INDEX events_by_campaign_arm ON events (workspace_key, campaign_id, variant_id, arm, demo, type);
+        """,
     ]
 
     /// Applies what is missing, in one IMMEDIATE transaction that reads the version inside it, so two

@@ -39,6 +39,20 @@ struct SQLiteStorageTests {
         #expect(try connection.scalarText("PRAGMA user_version") == "999")
     }
 
+    @Test("the per-campaign counts read one covering index in group order: no sort of the workspace's rows")
+    func campaignCountsPlan() throws {
+        let file = try TemporaryDatabase()
+        _ = try SQLiteStorage(path: file.path)
+        let connection = try SQLiteConnection(path: file.path)
+        let plan = try connection.prepare("EXPLAIN QUERY PLAN " + SQLiteStorage.campaignTypeCountsSQL)
+        try plan.bind([.text("acme")])
+        var steps: [String] = []
+        while try plan.step() { steps.append(plan.text(3) ?? "") }
+        #expect(steps.contains { $0.contains("USING COVERING INDEX events_by_campaign_arm") }, "\(steps)")
+        // A temporary b-tree for GROUP BY would sort every row of the workspace, in memory that grows with it.
+        #expect(!steps.contains { $0.contains("GROUP BY") }, "\(steps)")
+    }
+
     @Test("a file that is not a database is a clear error, not a crash")
     func notADatabase() throws {
         let file = try TemporaryDatabase()
