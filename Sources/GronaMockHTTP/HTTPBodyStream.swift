@@ -10,8 +10,10 @@
 /// the body short: the connection is closed without the last chunk, which tells the client it is incomplete.
 /// A client that goes away cancels the stream: no further piece is asked for, and the state is released.
 public final class HTTPBodyStream: Sendable {
-    /// What the connection keeps queued for the socket before it asks for more.
-    public static let lowWater = 256 * 1024
+    /// What the connection keeps queued for the socket before it asks for more. Above one piece of an export
+    /// (a page of 1,000 events, about 400 KiB), so the next piece is made while the last is still being sent
+    /// and read: with a quarter of a MiB the producer waited for the client at every piece.
+    public static let lowWater = 1024 * 1024
 
     enum Piece: Sendable {
         case bytes([UInt8])

@@ -168,7 +168,16 @@ package struct LoopThread: @unchecked Sendable {
     }
 
     package static func spawn(name: String, _ run: @escaping @Sendable () -> Void) -> LoopThread {
-        let body = Unmanaged.passRetained(Body(run: run, name: name)).toOpaque()
+        // The engine's own threads (loops, writer) are made at start, where failing to make one is fatal.
+        guard let thread = trySpawn(name: name, run) else { preconditionFailure("pthread_create failed") }
+        return thread
+    }
+
+    /// A thread, or nil when the system refuses one (its thread limit): for work that can run on the
+    /// caller's thread instead, such as a scan's read-ahead.
+    package static func trySpawn(name: String, _ run: @escaping @Sendable () -> Void) -> LoopThread? {
+        let unmanaged = Unmanaged.passRetained(Body(run: run, name: name))
+        let body = unmanaged.toOpaque()
         #if canImport(Glibc)
         var handle = pthread_t()
         #else
@@ -187,7 +196,10 @@ package struct LoopThread: @unchecked Sendable {
                 body.run()
                 return nil
             }, body)
-        precondition(status == 0, "pthread_create failed with \(status)")
+        guard status == 0 else {
+            unmanaged.release()
+            return nil
+        }
         return LoopThread(handle: handle)
     }
 

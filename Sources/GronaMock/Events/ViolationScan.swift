@@ -55,7 +55,7 @@ struct ViolationScan {
         let scan = EventScan(
             workspace: workspace, installID: query.installID, start: query.cursor?.position, throughSequence: through)
         var stopped = false
-        try storage.scanEvents(scan) { row in
+        try PrefetchingScan.run(storage, scan) { row in
             if let start = groupStart,
                 row.visitID == nil || row.visitID != start.visitID || row.installID != start.installID
             {

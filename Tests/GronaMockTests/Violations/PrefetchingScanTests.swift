@@ -1,0 +1,79 @@
+import GronaMock
+import GronaMockSQLite
+import Testing
+
+@testable import GronaMock
+
+/// The violations check's read-ahead (`PrefetchingScan`): what the caller sees is exactly what the storage's
+/// own scan hands over, whatever the number of chunks; stopping early ends the reader; a read that fails is
+/// the caller's error, never a hang.
+@Suite("A scan read ahead on its own thread")
+struct PrefetchingScanTests {
+    /// More events than the reader keeps in flight (`depth` chunks of `chunkSize`), over installs and visits.
+    static func storage(events count: Int) throws -> SQLiteStorage {
+        let storage = try SQLiteStorage(path: ":memory:")
+        let records = (0..<count).map { number in
+            var record = EventRecord(
+                workspaceKey: "shop", eventID: "e\(number)", type: "exposure", timestamp: Int64(number),
+                receivedAt: Int64(number), correctedTimestamp: Int64(number), installID: "i\(number % 7)",
+                json: Array("{\"eventID\":\"e\(number)\"}".utf8))
+            record.visitID = number % 13 == 0 ? nil : "v\(number % 5)"
+            return record
+        }
+        for start in stride(from: 0, to: count, by: 1_000) {
+            let events = Array(records[start..<min(start + 1_000, count)])
+            _ = try storage.commit([.batch(EventBatch(workspaceKey: "shop", accepted: events, rejected: []))])
+        }
+        return storage
+    }
+
+    static func direct(_ storage: SQLiteStorage, _ scan: EventScan) throws -> [Int64] {
+        var sequences: [Int64] = []
+        try storage.scanEvents(scan) { row in
+            sequences.append(row.sequence)
+            return true
+        }
+        return sequences
+    }
+
+    @Test("hands over every row in the storage's order, across many chunks", arguments: [0, 1, 511, 512, 5_000])
+    func sameRows(_ count: Int) throws {
+        let storage = try Self.storage(events: count)
+        let scan = EventScan(workspace: "shop", throughSequence: try storage.lastSequence())
+        var sequences: [Int64] = []
+        try PrefetchingScan.run(storage, scan) { row in
+            sequences.append(row.sequence)
+            return true
+        }
+        #expect(sequences.count == count)
+        #expect(sequences == (try Self.direct(storage, scan)))
+    }
+
+    @Test("a caller that stops gets no row after it, and the reader ends", arguments: [1, 700, 2_049])
+    func stops(_ after: Int) throws {
+        let storage = try Self.storage(events: 5_000)
+        let scan = EventScan(workspace: "shop", throughSequence: try storage.lastSequence())
+        var seen = 0
+        try PrefetchingScan.run(storage, scan) { _ in
+            seen += 1
+            return seen < after
+        }
+        #expect(seen == after)
+        // The reader released the storage: a write after the scan goes through.
+        let extra = EventRecord(
+            workspaceKey: "shop", eventID: "after", type: "exposure", timestamp: 1, receivedAt: 1,
+            correctedTimestamp: 1, installID: "i0", json: Array("{}".utf8))
+        let outcome = try storage.commit([.batch(EventBatch(workspaceKey: "shop", accepted: [extra], rejected: []))])
+        #expect(outcome == [.batch(EventBatchResult(accepted: 1, duplicateIndexes: []))])
+    }
+
+    @Test("a read that fails is thrown to the caller")
+    func failure() throws {
+        let storage = try Self.storage(events: 100)
+        storage.interruptReads()
+        let scan = EventScan(workspace: "shop", throughSequence: 100)
+        #expect(throws: StorageError.self) {
+            try PrefetchingScan.run(storage, scan) { _ in true }
+        }
+    }
+}
