@@ -363,7 +363,17 @@ final class Connection {
         switch piece {
         case .bytes(let bytes):
             streaming = body
-            if !bytes.isEmpty { queue(body.http10 ? bytes : HTTPBodyStream.chunk(bytes)) }
+            if !bytes.isEmpty {
+                if body.http10 {
+                    queue(bytes)
+                } else {
+                    // The chunk's frame queued around the piece, never copied into it: a piece is a page of
+                    // an export, hundreds of KiB.
+                    queue(HTTPBodyStream.chunkHead(bytes.count))
+                    queue(bytes)
+                    queue(HTTPBodyStream.chunkEnd)
+                }
+            }
         case .end:
             streaming = nil
             if !body.http10 { queue(HTTPBodyStream.lastChunk) }

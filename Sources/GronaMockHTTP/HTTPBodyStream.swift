@@ -68,15 +68,13 @@ public final class HTTPBodyStream: Sendable {
 
     private func release() { produce.withLock { $0 = nil } }
 
-    /// `bytes` framed as one chunk: its size in hex, CRLF, the bytes, CRLF.
-    static func chunk(_ bytes: [UInt8]) -> [UInt8] {
-        var framed = Array(String(bytes.count, radix: 16).utf8)
-        framed.reserveCapacity(framed.count + bytes.count + 4)
-        framed += [0x0D, 0x0A]
-        framed += bytes
-        framed += [0x0D, 0x0A]
-        return framed
+    /// What goes before a chunk of `size` bytes: its size in hex and CRLF (RFC 9112 §7.1).
+    static func chunkHead(_ size: Int) -> [UInt8] {
+        Array(String(size, radix: 16).utf8) + [0x0D, 0x0A]
     }
+
+    /// What ends a chunk's data: CRLF.
+    static let chunkEnd: [UInt8] = [0x0D, 0x0A]
 
     /// The last chunk, with no trailer.
     static let lastChunk: [UInt8] = Array("0\r\n\r\n".utf8)

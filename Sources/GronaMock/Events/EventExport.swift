@@ -87,12 +87,25 @@ package struct EventExport: Sendable {
             output.append(0x0A)
             return
         }
-        output += json.dropLast()
+        // A slice up to the closing brace: `json.dropLast()` here resolves to Sequence's, which copies the
+        // event through a ring buffer, element by element (a third of the export's time).
+        output.append(contentsOf: json[json.startIndex..<(json.endIndex - 1)])
         if json.count > 2 { output.append(UInt8(ascii: ",")) }
-        output += "\"sequence\":\(row.sequence),\"workspaceKey\":".utf8
+        // Appended piece by piece, numbers included: an interpolated String per line was a tenth of the time.
+        append("\"sequence\":", to: &output)
+        JSONWriter.writeNumber(JSONNumber(row.sequence), to: &output)
+        append(",\"workspaceKey\":", to: &output)
         JSONWriter.writeString(row.workspaceKey, to: &output)
-        output += ",\"installID\":".utf8
+        append(",\"installID\":", to: &output)
         JSONWriter.writeString(row.installID, to: &output)
-        output += ",\"receivedAt\":\(row.receivedAt),\"correctedTimestamp\":\(row.correctedTimestamp)}\n".utf8
+        append(",\"receivedAt\":", to: &output)
+        JSONWriter.writeNumber(JSONNumber(row.receivedAt), to: &output)
+        append(",\"correctedTimestamp\":", to: &output)
+        JSONWriter.writeNumber(JSONNumber(row.correctedTimestamp), to: &output)
+        append("}\n", to: &output)
+    }
+
+    private static func append(_ text: StaticString, to output: inout [UInt8]) {
+        output.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 }
