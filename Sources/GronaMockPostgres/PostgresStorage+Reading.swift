@@ -58,6 +58,10 @@ extension PostgresStorage {
         return Self.paged(rows, limit: page.limit, sequence: \.sequence)
     }
 
+    /// Revenue is summed as `numeric` and clamped to bigint's range, as SQLite's `total()` is read into an
+    /// Int64: a client may store thousands of purchases of the largest `totalMinor`, and the sum must not
+    /// fail the whole summary.
+    ///
     /// As SQLite has it: absent fields sort first (`NULLS FIRST`, SQLite's order) and bytea sorts byte by
     /// byte (SQLite's default collation).
     public func campaignCounts(workspace: String) throws(StorageError) -> CampaignCounts {
@@ -78,7 +82,7 @@ extension PostgresStorage {
         }
         let attributed = try read(
             """
-            SELECT t.campaign_id, t.variant_id, e.demo, count(*), coalesce(sum(e.total_minor), 0)::bigint
+            SELECT t.campaign_id, t.variant_id, e.demo, count(*), greatest(least(coalesce(sum(e.total_minor), 0), 9223372036854775807), -9223372036854775808)::bigint
             FROM (SELECT DISTINCT event_seq, campaign_id, variant_id FROM purchase_treatments
                   WHERE workspace_key = $1) t
             JOIN events e ON e.seq = t.event_seq GROUP BY t.campaign_id, t.variant_id, e.demo

@@ -186,7 +186,24 @@ extension StorageConformance {
                 ], "attributed purchases")
             try expectEqual(
                 try storage.campaignCounts(workspace: "other"), CampaignCounts(types: [], attributed: []), "other")
-        }
+        },
+        StorageConformance("attributed revenue past Int64's range is clamped, never an error") { storage in
+            // The validator lets totalMinor reach 10^15; about 9,224 such purchases pass Int64.max.
+            let treatment = ClaimedTreatment(
+                campaignID: "spring", variantID: "v1", placement: "home_top", type: "percent_off", valueMilli: 10)
+            let purchases = (0..<10_000).map { number in
+                Sample.event(
+                    "p\(number)", type: "purchase", campaign: nil, variant: nil, arm: nil, treatments: [treatment],
+                    totalMinor: 1_000_000_000_000_000)
+            }
+            _ = try storage.commit([Sample.batch(purchases)])
+            try expectEqual(
+                try storage.campaignCounts(workspace: "acme").attributed,
+                [
+                    CampaignCounts.Attributed(
+                        campaignID: "spring", variantID: "v1", demo: false, purchases: 10_000, revenueMinor: .max)
+                ], "clamped revenue")
+        },
     ]
 
     static let revisionChecks: [StorageConformance] = [
