@@ -16,6 +16,7 @@ public final class PostgresStorage: GronaStorage {
         guard let parsed = PostgresURL(url) else {
             throw StorageError(.failed, "a PostgreSQL store is a postgres:// or postgresql:// URL")
         }
+        if let problem = parsed.problem { throw StorageError(.failed, "\(parsed.description): \(problem)") }
         pool = PostgresPool(url: parsed, readers: readers)
         try run { () throws(PostgresError) in
             try pool.withWriter { connection throws(PostgresError) in

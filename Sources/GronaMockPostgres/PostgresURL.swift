@@ -7,6 +7,11 @@ struct PostgresURL: Sendable, CustomStringConvertible {
     let description: String
     /// The password, as written and decoded, to blank out of any message that might quote it.
     let secrets: [String]
+    /// Why the URL cannot be used as written, when it cannot: said before libpq sees it.
+    let problem: String?
+
+    /// Parameters whose values are secrets: a password, and the passphrase of a client key.
+    static let secretKeywords: Set<String> = ["password", "sslpassword"]
 
     static let schemes = ["postgres://", "postgresql://"]
 
@@ -22,7 +27,18 @@ struct PostgresURL: Sendable, CustomStringConvertible {
         let authority = rest[..<authorityEnd]
         var secrets: [String] = []
         var kept = scheme
-        if let at = authority.lastIndex(of: "@") {
+        var problem: String?
+        if authority.filter({ $0 == "@" }).count > 1, let at = authority.lastIndex(of: "@") {
+            // libpq ends the user information at the first "@" and would take the rest of a password for
+            // the host, and quote it in its error: such a URL is refused, and nothing before the last "@" shown.
+            problem =
+                "the URL's user information holds more than one \"@\": write an \"@\" in the user or "
+                + "password as %40"
+            let userInformation = authority[..<at]
+            secrets += [String(userInformation), Self.percentDecoded(String(userInformation))]
+            secrets += userInformation.split(whereSeparator: { $0 == "@" || $0 == ":" }).map(String.init)
+            kept += "***@" + authority[authority.index(after: at)...]
+        } else if let at = authority.lastIndex(of: "@") {
             let userInformation = authority[..<at]
             let user = userInformation.prefix { $0 != ":" }
             if user.count < userInformation.count {
@@ -39,17 +55,20 @@ struct PostgresURL: Sendable, CustomStringConvertible {
         if queryStart < pathAndQuery.endIndex {
             var parameters: [Substring] = []
             for parameter in pathAndQuery[pathAndQuery.index(after: queryStart)...].split(separator: "&") {
-                guard parameter.hasPrefix("password=") else {
+                // libpq decodes the keyword as well as the value (`pass%77ord=` is a password).
+                let keyword = Self.percentDecoded(String(parameter.prefix { $0 != "=" })).lowercased()
+                guard Self.secretKeywords.contains(keyword) else {
                     parameters.append(parameter)
                     continue
                 }
-                let password = String(parameter.dropFirst("password=".count))
-                secrets += [password, Self.percentDecoded(password)]
+                let value = String(parameter.drop { $0 != "=" }.dropFirst())
+                secrets += [value, Self.percentDecoded(value)]
             }
             if !parameters.isEmpty { kept += "?" + parameters.joined(separator: "&") }
         }
         description = kept
         self.secrets = secrets.filter { !$0.isEmpty }
+        self.problem = problem
     }
 
     /// libpq's connection parameters: ours first, then the URL, which overrides them (libpq processes the
