@@ -30,6 +30,10 @@ struct ViolationQuery: Sendable {
             switch name {
             case "workspace": break
             case "rule":
+                // An empty list would read as "every rule", the opposite of what a caller who filtered meant.
+                guard !value.split(separator: ",").isEmpty else {
+                    throw InvalidQuery("rule must name at least one rule (comma-separated).")
+                }
                 for text in value.split(separator: ",") {
                     guard let rule = ViolationRule(rawValue: String(text)) else {
                         let known = ViolationRule.allCases.map(\.rawValue).joined(separator: ", ")
@@ -63,6 +67,10 @@ struct ViolationQuery: Sendable {
                     "Unknown parameter \(Quote.text(name)); this endpoint takes "
                         + "\(Self.parameterNames.sorted().joined(separator: ", ")).")
             }
+        }
+        if summary && (cursor != nil || limit != nil) {
+            // A summary counts every violation at once; from a cursor it would count only what is left.
+            throw InvalidQuery("summary=true counts every violation in one answer and takes no limit or cursor.")
         }
         if cursor != nil && limit == nil { limit = 100 }
     }

@@ -27,7 +27,9 @@ struct ViolationScan {
         var groupStart: EventScanPosition?
         var facts: [Int64: EventFacts] = [:]
         let needsFacts = query.since != nil || query.until != nil || query.campaignID != nil
-        let through = query.cursor?.throughSequence ?? throughSequence
+        // A cursor is the client's to send back, so its bound is never past the events stored now: a forged
+        // one must not widen the scan.
+        let through = min(query.cursor?.throughSequence ?? throughSequence, throughSequence)
 
         /// Decides the visit at hand; false when the page filled up inside it.
         func closeVisit(_ start: EventScanPosition) -> Bool {

@@ -123,6 +123,20 @@ struct ViolationScanTests {
         }
     }
 
+    @Test("a forged cursor cannot widen the scan past the events stored when it is read")
+    func forgedCursorBound() throws {
+        let storage = try Self.store(Self.brokenStream(), Self.arrivals[0])
+        let last = try storage.lastSequence()
+        var query = ViolationQuery()
+        query.limit = 1
+        query.cursor = ViolationCursor(
+            throughSequence: .max, position: EventScanPosition(installID: "", visitID: nil, sequence: 0), skip: 0)
+        let outcome = try ViolationScan(storage: storage, workspace: "shop", query: query).run(
+            try Self.checker(), throughSequence: last)
+        let next = try #require(outcome.next)
+        #expect(next.throughSequence == last)
+    }
+
     @Test("a visit split over batches and pages still has its repeat and its served")
     func visitAcrossBatches() throws {
         var stream = ViolationStream()

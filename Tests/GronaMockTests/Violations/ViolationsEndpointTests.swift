@@ -206,6 +206,9 @@ struct ViolationsEndpointTests {
             ("/_mock/events/violations", 400, "invalid_query"),
             ("/_mock/events/violations?workspace=", 400, "invalid_query"),
             ("/_mock/events/violations?workspace=shop&rule=x", 400, "invalid_query"),
+            ("/_mock/events/violations?workspace=shop&rule=", 400, "invalid_query"),
+            ("/_mock/events/violations?workspace=shop&rule=,,", 400, "invalid_query"),
+            ("/_mock/events/violations?workspace=shop&summary=true&limit=10", 400, "invalid_query"),
             ("/_mock/events/violations?workspace=nope", 404, "unknown_workspace"),
         ])
     func badQuery(target: String, status: Int, code: String) throws {
