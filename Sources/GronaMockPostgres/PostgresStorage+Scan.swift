@@ -4,8 +4,9 @@ import GronaMock
 /// last row handed over, so memory is one chunk whatever the workspace's size and a scan resumed deep in the
 /// stream costs what one from the start does.
 ///
-/// The order is `EventScan`'s: install, then visit with events without one first (`NULLS FIRST`; PostgreSQL
-/// puts NULLs last by default), then sequence; bytea compares byte by byte, as SQLite's default collation.
+/// The order is `EventScan`'s: install, then visit with events without one first (indexed and ordered as
+/// `coalesce(visit_id, '')`, see the schema), then sequence; bytea compares byte by byte, as SQLite's
+/// default collation.
 extension PostgresStorage {
     /// Rows per query: large enough that a scan of millions costs few round trips, small enough to hold.
     static let scanChunk = 1_000
@@ -33,24 +34,17 @@ extension PostgresStorage {
         ]
         if let installID = scan.installID { conditions.append("install_id = " + binds.placeholder(installID)) }
         if let start {
-            // A seek on (workspace_key, install_id), then the few rows of the start's install before it are
-            // skipped: a row comparison cannot say it, since NULL visit ids sort first.
-            let install = binds.placeholder(start.installID)
-            let sequence = binds.placeholder(start.sequence)
-            conditions.append("install_id >= \(install)")
-            if let visitID = start.visitID {
-                let visit = binds.placeholder(visitID)
-                conditions.append(
-                    "(install_id > \(install) OR visit_id > \(visit) OR (visit_id = \(visit) AND seq >= \(sequence)))")
-            } else {
-                conditions.append("(install_id > \(install) OR visit_id IS NOT NULL OR seq >= \(sequence))")
-            }
+            // One row comparison on the index's columns: a seek, wherever the chunk starts in the install.
+            conditions.append(
+                "(install_id, coalesce(visit_id, ''::bytea), seq) >= (\(binds.placeholder(start.installID)), "
+                    + "\(binds.placeholder(start.visitID ?? "")), "
+                    + "\(binds.placeholder(start.sequence)))")
         }
         let sql = """
             SELECT seq, event_id, type, timestamp, received_at, corrected_timestamp, install_id, customer_id,
                 visit_id, campaign_id, variant_id, arm, placement, demo, config_revision, json
             FROM events WHERE \(conditions.joined(separator: " AND "))
-            ORDER BY install_id, visit_id NULLS FIRST, seq LIMIT \(Self.scanChunk)
+            ORDER BY install_id, coalesce(visit_id, ''::bytea), seq LIMIT \(Self.scanChunk)
             """
         return try run { () throws(PostgresError) in
             try pool.withReader { connection throws(PostgresError) in
