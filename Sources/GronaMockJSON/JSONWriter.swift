@@ -78,13 +78,18 @@ public enum JSONWriter {
             output.append(contentsOf: text.utf8)
         case .integer(let value):
             if value < 0 { output.append(UInt8(ascii: "-")) }
+            // Digits made from the right into a buffer of 20 (UInt64's most), then appended at once: an
+            // export writes three numbers an event.
             var magnitude = value.magnitude
-            let start = output.count
-            repeat {
-                output.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-                magnitude /= 10
-            } while magnitude > 0
-            output[start...].reverse()
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+                var start = digits.count
+                repeat {
+                    start -= 1
+                    digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                    magnitude /= 10
+                } while magnitude > 0
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+            }
         }
     }
 

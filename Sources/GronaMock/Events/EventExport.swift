@@ -80,8 +80,9 @@ package struct EventExport: Sendable {
     /// those names is rebuilt the slow way, which replaces it.
     static func appendLine(_ row: StoredEventRow, to output: inout [UInt8]) {
         let json = row.json[...]
-        guard let last = json.last, last == UInt8(ascii: "}"),
-            let present = JSONMembers.ranges(in: json, keys: serverFields), present.allSatisfy({ $0 == nil })
+        guard json.first == UInt8(ascii: "{"), json.last == UInt8(ascii: "}"),
+            !JSONMembers.mayHold(serverFields, in: json)
+                || JSONMembers.ranges(in: json, keys: serverFields)?.allSatisfy({ $0 == nil }) == true
         else {
             output += EventStore.json(row).serialized()
             output.append(0x0A)

@@ -21,6 +21,35 @@ enum JSONMembers {
         json.withUnsafeBufferPointer { buffer in skim(buffer, keys: keys, base: json.startIndex) }
     }
 
+    /// False only when no top-level member of `json` can be one of `keys`: none of them appears quoted
+    /// anywhere in its bytes, and nothing is escaped (an escape could spell one). One pass with no state,
+    /// cheaper than `ranges`, for callers that mostly find none (the export, whose events rarely hold a
+    /// name the server adds).
+    static func mayHold(_ keys: [StaticString], in json: ArraySlice<UInt8>) -> Bool {
+        json.withUnsafeBufferPointer { buffer in
+            for index in 0..<buffer.count {
+                switch buffer[index] {
+                case UInt8(ascii: "\\"):
+                    return true
+                case UInt8(ascii: "\""):
+                    if keys.contains(where: { quoted($0, in: buffer, at: index + 1) }) { return true }
+                default:
+                    continue
+                }
+            }
+            return false
+        }
+    }
+
+    /// Whether `key` and a closing quote start at `start`.
+    private static func quoted(_ key: StaticString, in json: UnsafeBufferPointer<UInt8>, at start: Int) -> Bool {
+        let length = key.utf8CodeUnitCount
+        guard start + length < json.count, json[start + length] == UInt8(ascii: "\""),
+            let base = json.baseAddress
+        else { return false }
+        return memcmp(base + start, key.utf8Start, length) == 0
+    }
+
     /// `ranges` over the bytes themselves (positions from 0, answered from `base`): the scan runs once per
     /// stored event read, so it reads without the bounds checks of a slice.
     private static func skim(_ json: UnsafeBufferPointer<UInt8>, keys: [StaticString], base: Int) -> [Range<Int>?]? {

@@ -40,6 +40,25 @@ struct JSONMembersTests {
         #expect(Self.found(text) == nil)
     }
 
+    @Test(
+        "mayHold answers false only when no member can be one of the keys",
+        arguments: [
+            (#"{"type":"exposure","page":{"type":"home"}}"#, false),
+            (#"{"type":"exposure","screen":{"type":"home"}}"#, true),
+            (#"{"key":"a"}"#, true),
+            // Anywhere quoted, even as a value or deep inside: the answer may be a false alarm, never a miss.
+            (#"{"type":"key"}"#, true),
+            (#"{"a":{"preview":1}}"#, true),
+            // An escape could spell a key.
+            (#"{"key":1}"#, true),
+            (#"{"keys":1,"pre":2,"k":"ey"}"#, false),
+            (#"{"key"#, false),
+            ("", false),
+        ])
+    func mayHold(_ text: String, _ expected: Bool) {
+        #expect(JSONMembers.mayHold(Self.keys, in: Array(text.utf8)[...]) == expected)
+    }
+
     @Test("a string value is read in place, or parsed when it holds an escape")
     func strings() {
         let bytes = Array("{\"key\":\"a\\\"b\",\"screen\":\"plain\"}".utf8)[...]

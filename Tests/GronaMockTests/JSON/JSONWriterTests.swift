@@ -35,6 +35,15 @@ struct JSONWriterTests {
         #expect(try JSONParser().parse(value.prettySerialized()) == value)
     }
 
+    @Test(
+        "an integer is written in its shortest decimal form, at both ends of Int64",
+        arguments: [Int64.min, -1_000_000_000_000_000, -10, -1, 0, 1, 9, 10, 4_200, 1_764_478_800_123, Int64.max])
+    func integers(_ value: Int64) {
+        var written: [UInt8] = Array("x".utf8)
+        JSONWriter.writeNumber(JSONNumber(value), to: &written)
+        #expect(String(decoding: written, as: UTF8.self) == "x\(value)")
+    }
+
     @Test("non-canonical input is normalized: whitespace dropped, needless escapes written plainly")
     func normalization() throws {
         let value = try JSONParser().parse(#" { "a" : [ 1 , "\u0041\/\u00e9\uD83D\uDE00" ] } "#)
