@@ -105,7 +105,9 @@ public final class GronaMockServer: Sendable {
         let faults = FaultEngine(rules: shared.faultRules, logger: logger)
         router.use(FaultEngine.group, faults.middleware(pool: pool))
         ConfigRoutes.register(on: &router, registry: workspaces, maxAge: configuration.configMaxAge)
-        let grants = GrantLog { metrics.add("grona_grants_issued_total", $0) }
+        let grants = GrantLog(
+            onIssued: { metrics.add("grona_grants_issued_total", $0) },
+            onNewlyIssued: { shared.publish(grants: $0) }, onCleared: { shared.publish(grantsCleared: $0) })
         GrantsRoutes.register(on: &router, registry: workspaces, clock: clock, log: grants)
         EventsRoutes.register(on: &router, registry: workspaces, store: events, clock: clock)
         EventInspectionRoutes.register(on: &router, store: events, waiters: waiters, pool: pool)
@@ -129,7 +131,8 @@ public final class GronaMockServer: Sendable {
         shared.start(
             RuntimeReplica(
                 apply: { workspaces.applyShared($0) }, adoptClock: { clock.adopt($0) },
-                eventsStored: { waiters.committed($0) }))
+                eventsStored: { waiters.committed($0) }, adoptGrants: { grants.adopt($0) },
+                forgetGrants: { grants.forget(workspace: $0) }))
         let server: HTTPServer
         do {
             server = try HTTPServer.start(configuration: configuration.http, router: router, logger: logger) {

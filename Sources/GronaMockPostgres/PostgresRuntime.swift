@@ -2,8 +2,8 @@ import GronaMock
 import GronaMockHTTP
 
 /// The run-time state of several instances on one PostgreSQL database (issue 15): run-time workspace changes
-/// in the append-only `runtime_changes`, the clock in `runtime_clock`, fault rules in `fault_rules`, each
-/// change followed by a `NOTIFY`, so that a kill on one instance is served by every instance within
+/// in the append-only `runtime_changes`, the clock in `runtime_clock`, fault rules in `fault_rules`, the
+/// grants issued in `issued_grants` (`PostgresRuntime+Grants.swift`), each change followed by a `NOTIFY`, so that a kill on one instance is served by every instance within
 /// milliseconds.
 ///
 /// Each instance applies what it reads through the same registry functions the local calls use, skipping
@@ -13,6 +13,8 @@ import GronaMockHTTP
 final class PostgresRuntime: SharedRuntime {
     /// Serializes change writers ("grona-rc"), so that `seq` order is commit order (see `Schema.clusterTables`).
     static let changeLock: Int64 = 0x6772_6F6E_612D_7263
+    /// Serializes grant writers ("grona-gr"), for the same reason.
+    static let grantLock: Int64 = 0x6772_6F6E_612D_6772
 
     enum Channel: String, CaseIterable {
         /// Payload: the new change's seq.
@@ -23,21 +25,27 @@ final class PostgresRuntime: SharedRuntime {
         case faults = "grona_faults"
         /// Payload: the workspaces that got events, comma-separated, or "*".
         case events = "grona_events"
+        /// Payload: empty; grants were added to `issued_grants`.
+        case grants = "grona_grants"
     }
 
     let pool: PostgresPool
     let faultRules: any FaultRuleStore
     private let rules: PostgresFaultRules
     /// This process's mark on the rows it writes: it applies them as it makes them, not again when read.
-    private let instance: String
-    private let logger: Logger
+    let instance: String
+    let logger: Logger
     private let followed = Mutex(Followed())
     private let listener = Mutex<PostgresListener?>(nil)
+    /// Grants issued here, on their way to `issued_grants`; created with the runtime, stopped with it.
+    private let grantQueue = Mutex<PostgresGrantQueue?>(nil)
 
     /// What this instance has applied so far.
     private struct Followed {
         var lastChange: Int64 = 0
         var clockVersion: Int64 = 0
+        var lastGrant: Int64 = 0
+        var lastGrantClear: Int64 = 0
     }
 
     init(url: PostgresURL, logger: Logger) {
@@ -47,6 +55,10 @@ final class PostgresRuntime: SharedRuntime {
         var generator = SystemRandomNumberGenerator()
         instance = String(generator.next() as UInt64, radix: 16)
         self.logger = logger
+        let queue = PostgresGrantQueue(logger: logger) { [pool, instance] (batch) throws(StorageError) in
+            try Self.run { () throws(PostgresError) in try Self.write(batch, instance: instance, pool) }
+        }
+        grantQueue.withLock { $0 = queue }
     }
 
     // MARK: - Publishing
@@ -59,7 +71,7 @@ final class PostgresRuntime: SharedRuntime {
         row.append(change.kind.rawValue)
         row.append(change.workspace)
         row.append(bytes: change.payload)
-        try run { () throws(PostgresError) in
+        try Self.run { () throws(PostgresError) in
             try pool.withWriter { connection throws(PostgresError) in
                 try connection.transaction { () throws(PostgresError) in
                     try connection.run(prepared: "change_lock", "SELECT pg_advisory_xact_lock($1)", lock)
@@ -85,11 +97,25 @@ final class PostgresRuntime: SharedRuntime {
         }
     }
 
+    func publish(grants: [GrantLog.Issued]) {
+        grantQueue.withLock { $0 }?.submit(grants)
+    }
+
+    func publish(grantsCleared workspace: String?) {
+        do {
+            try Self.run { () throws(PostgresError) in try clearGrants(workspace) }
+        } catch {
+            logger.error(
+                "grants were cleared here but the other instances could not be told",
+                [("workspace", workspace ?? "*"), ("error", "\(error)")])
+        }
+    }
+
     func publish(clock: ClockSetting) throws(StorageError) {
         var binds = PostgresBinds()
         binds.append(clock.offsetMilliseconds)
         binds.append(clock.frozenAt)
-        try run { () throws(PostgresError) in
+        try Self.run { () throws(PostgresError) in
             try pool.withWriter { connection throws(PostgresError) in
                 try connection.run(
                     prepared: "clock_set",
@@ -133,81 +159,66 @@ final class PostgresRuntime: SharedRuntime {
             return listener
         }
         running?.stop()
+        let queue = grantQueue.withLock { queue -> PostgresGrantQueue? in
+            defer { queue = nil }
+            return queue
+        }
+        queue?.stop()
     }
 
-    /// Applies the changes after the last one applied, the clock when it changed, and refreshes whether any
-    /// fault rule exists. A failure is logged and tried again at the next tick.
+    /// Applies the changes after the last one applied, the clock when it changed, and the grants other
+    /// instances issued, and refreshes whether any fault rule exists. A failure is logged and tried again at
+    /// the next tick.
+    ///
+    /// Grants and their clears are read in one snapshot, and the clears applied first: a clear deletes its
+    /// grants in the transaction that records it, so every grant in the snapshot was stored after the clears
+    /// in it, and survives them here too. A grant page that comes back full is followed by another read.
     private func follow(_ replica: RuntimeReplica, fromLastReset: Bool) {
-        let seen = followed.withLock { $0 }
-        do {
-            let (changes, clock, hasRules) = try run { () throws(PostgresError) in
-                try pool.withReader { connection throws(PostgresError) in
-                    (
-                        try readChanges(after: seen.lastChange, fromLastReset: fromLastReset, connection),
-                        try readClock(newerThan: seen.clockVersion, connection),
-                        try connection.query("SELECT EXISTS (SELECT 1 FROM fault_rules)").bool(0, 0)
-                    )
+        var fromLastReset = fromLastReset
+        var more = true
+        while more {
+            let seen = followed.withLock { $0 }
+            do {
+                let (changes, clock, hasRules, clears, grants) = try Self.run { () throws(PostgresError) in
+                    try pool.withReader { connection throws(PostgresError) in
+                        try connection.transaction { () throws(PostgresError) in
+                            try connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                            return (
+                                try readChanges(after: seen.lastChange, fromLastReset: fromLastReset, connection),
+                                try readClock(newerThan: seen.clockVersion, connection),
+                                try connection.query("SELECT EXISTS (SELECT 1 FROM fault_rules)").bool(0, 0),
+                                try readGrantClears(after: seen.lastGrantClear, connection),
+                                try readGrants(after: seen.lastGrant, connection)
+                            )
+                        }
+                    }
                 }
+                rules.rulesExist(hasRules)
+                for (seq, change) in changes {
+                    if let change { replica.apply(change) }
+                    followed.withLock { $0.lastChange = max($0.lastChange, seq) }
+                }
+                if let (version, setting) = clock {
+                    replica.adoptClock(setting)
+                    followed.withLock { $0.clockVersion = max($0.clockVersion, version) }
+                }
+                for (seq, workspace) in clears {
+                    replica.forgetGrants(workspace)
+                    followed.withLock { $0.lastGrantClear = max($0.lastGrantClear, seq) }
+                }
+                if !grants.entries.isEmpty { replica.adoptGrants(grants.entries) }
+                followed.withLock { $0.lastGrant = max($0.lastGrant, grants.last) }
+                more = grants.full
+                fromLastReset = false
+            } catch {
+                logger.warning("the shared run-time state could not be read", [("error", error.message)])
+                more = false
             }
-            rules.rulesExist(hasRules)
-            for (seq, change) in changes {
-                if let change { replica.apply(change) }
-                followed.withLock { $0.lastChange = max($0.lastChange, seq) }
-            }
-            if let (version, setting) = clock {
-                replica.adoptClock(setting)
-                followed.withLock { $0.clockVersion = max($0.clockVersion, version) }
-            }
-        } catch {
-            logger.warning("the shared run-time state could not be read", [("error", error.message)])
         }
-    }
-
-    /// The changes other instances made after `seq` (nil for a row this version cannot read), with every seq
-    /// read, in order; from the last global reset on when `fromLastReset` (older rows no longer matter).
-    private func readChanges(
-        after seq: Int64, fromLastReset: Bool, _ connection: PostgresConnection
-    ) throws(PostgresError) -> [(Int64, RuntimeChange?)] {
-        var start = seq
-        if fromLastReset {
-            let reset = try connection.query(
-                "SELECT coalesce(max(seq), 0) FROM runtime_changes WHERE kind = 'reset'::bytea AND workspace_key IS NULL"
-            )
-            start = max(seq, reset.int64(0, 0) - 1)
-        }
-        var binds = PostgresBinds()
-        binds.append(start)
-        let rows = try connection.run(
-            prepared: "changes_after",
-            "SELECT seq, instance, kind, workspace_key, payload FROM runtime_changes WHERE seq > $1 ORDER BY seq",
-            binds)
-        var changes: [(Int64, RuntimeChange?)] = []
-        for row in 0..<rows.rowCount {
-            let seq = rows.int64(row, 0)
-            guard rows.text(row, 1) != instance else {
-                changes.append((seq, nil))
-                continue
-            }
-            let kind = rows.text(row, 2) ?? ""
-            let change = RuntimeChange(kind: kind, workspace: rows.text(row, 3), payload: rows.bytes(row, 4))
-            if change == nil {
-                logger.warning("a shared run-time change this version cannot read was skipped", [("seq", seq)])
-            }
-            changes.append((seq, change))
-        }
-        return changes
-    }
-
-    private func readClock(
-        newerThan version: Int64, _ connection: PostgresConnection
-    ) throws(PostgresError) -> (Int64, ClockSetting)? {
-        let row = try connection.query("SELECT version, offset_ms, frozen_at FROM runtime_clock WHERE id = 1")
-        guard row.rowCount == 1, row.int64(0, 0) > version else { return nil }
-        return (row.int64(0, 0), ClockSetting(offsetMilliseconds: row.int64(0, 1), frozenAt: row.optionalInt64(0, 2)))
     }
 
     @discardableResult
-    private func run<T>(_ body: () throws(PostgresError) -> T) throws(StorageError) -> T {
+    static func run<T>(_ body: () throws(PostgresError) -> T) throws(StorageError) -> T {
         do {
             return try body()
         } catch {

@@ -33,4 +33,29 @@ extension Schema {
             generator bigint
         );
         """
+
+    /// 4: the grants every instance issued, for the violations check (`GrantLog`, issue 15), one row per
+    /// workspace, customer, campaign and variant. `seq` is how instances follow the table: it is written
+    /// under `PostgresRuntime.grantLock`, so that, as for `runtime_changes`, seq order is commit order.
+    /// `instance` is the writer's mark. `grant_clears` records each clear (a reset: one workspace, or every
+    /// one when `workspace_key` is NULL), written with the rows it deletes, so that each instance clears its
+    /// own log too.
+    static let grantTables = """
+        CREATE TABLE issued_grants (
+            workspace_key bytea NOT NULL,
+            customer_id bytea NOT NULL,
+            campaign_id bytea NOT NULL,
+            variant_id bytea NOT NULL,
+            seq bigint GENERATED ALWAYS AS IDENTITY,
+            instance bytea NOT NULL,
+            PRIMARY KEY (workspace_key, customer_id, campaign_id, variant_id)
+        );
+        CREATE UNIQUE INDEX issued_grants_by_seq ON issued_grants (seq);
+        CREATE TABLE grant_clears (
+            seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            instance bytea NOT NULL,
+            workspace_key bytea,
+            made_at timestamptz NOT NULL DEFAULT now()
+        );
+        """
 }

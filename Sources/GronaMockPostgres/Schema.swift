@@ -81,6 +81,7 @@ enum Schema {
         CREATE INDEX events_by_workspace ON events (workspace_key, seq);
         CREATE INDEX events_by_visit ON events (workspace_key, install_id, (coalesce(visit_id, ''::bytea)), seq);
         """,
+        grantTables,
     ]
 
     /// Applies what is missing in one transaction, under a transaction-scoped advisory lock taken before the

@@ -18,6 +18,14 @@ package protocol SharedRuntime: Sendable {
     /// Records the clock setting this instance has just applied.
     func publish(clock: ClockSetting) throws(StorageError)
 
+    /// Hands on grants this instance has just issued for the first time. Called on an event loop: it must
+    /// not wait for a database, so a shared runtime queues them and writes them from a thread of its own.
+    func publish(grants: [GrantLog.Issued])
+
+    /// Clears the grants of one workspace (nil: every grant) on every instance, as a reset does here. A
+    /// failure is logged: the reset itself has been done.
+    func publish(grantsCleared workspace: String?)
+
     /// Applies, through `replica`, what other instances changed before this one started, then follows their
     /// changes until `stop`. Returns once the past changes are applied.
     func start(_ replica: RuntimeReplica)
@@ -41,15 +49,29 @@ package struct RuntimeReplica: Sendable {
     package let adoptClock: @Sendable (ClockSetting) -> Void
     /// Another instance stored events for these workspaces ("*" when it does not say which).
     package let eventsStored: @Sendable (Set<String>) -> Void
+    /// Grants another instance issued, added to this one's log without publishing them again.
+    package let adoptGrants: @Sendable ([GrantLog.Issued]) -> Void
+    /// Another instance cleared the grants of a workspace (nil: every grant).
+    package let forgetGrants: @Sendable (String?) -> Void
 
     package init(
         apply: @escaping @Sendable (RuntimeChange) -> Void, adoptClock: @escaping @Sendable (ClockSetting) -> Void,
-        eventsStored: @escaping @Sendable (Set<String>) -> Void
+        eventsStored: @escaping @Sendable (Set<String>) -> Void,
+        adoptGrants: @escaping @Sendable ([GrantLog.Issued]) -> Void = { _ in },
+        forgetGrants: @escaping @Sendable (String?) -> Void = { _ in }
     ) {
         self.apply = apply
         self.adoptClock = adoptClock
         self.eventsStored = eventsStored
+        self.adoptGrants = adoptGrants
+        self.forgetGrants = forgetGrants
     }
+}
+
+extension SharedRuntime {
+    /// A runtime that shares nothing keeps its grants to itself.
+    package func publish(grants: [GrantLog.Issued]) {}
+    package func publish(grantsCleared workspace: String?) {}
 }
 
 /// One process alone: nothing is published, nothing is followed, and the fault rules live in memory, exactly
@@ -61,6 +83,8 @@ package struct LocalRuntime: SharedRuntime {
 
     package func publish(_ change: RuntimeChange) throws(StorageError) {}
     package func publish(clock: ClockSetting) throws(StorageError) {}
+    package func publish(grants: [GrantLog.Issued]) {}
+    package func publish(grantsCleared workspace: String?) {}
     package func start(_ replica: RuntimeReplica) {}
     package func stop() {}
 }
