@@ -130,7 +130,7 @@ public final class GronaMockServer: Sendable {
         // What other instances changed before this one started is applied before it serves.
         shared.start(
             RuntimeReplica(
-                apply: { workspaces.applyShared($0) }, adoptClock: { clock.adopt($0) },
+                apply: { workspaces.applyShared($0) }, adoptClock: { clock.adopt($0, version: $1) },
                 eventsStored: { waiters.committed($0) }, adoptGrants: { grants.adopt($0) },
                 forgetGrants: { grants.forget(workspace: $0) }))
         let server: HTTPServer

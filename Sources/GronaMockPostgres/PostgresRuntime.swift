@@ -111,13 +111,15 @@ final class PostgresRuntime: SharedRuntime {
         }
     }
 
-    func publish(clock: ClockSetting) throws(StorageError) {
+    /// The setting as the row's next version; that version is answered, so the clock ignores its own
+    /// notification of it and of every older one (`ServerClock.adopt`).
+    func publish(clock: ClockSetting) throws(StorageError) -> Int64 {
         var binds = PostgresBinds()
         binds.append(clock.offsetMilliseconds)
         binds.append(clock.frozenAt)
-        try Self.run { () throws(PostgresError) in
+        return try Self.run { () throws(PostgresError) in
             try pool.withWriter { connection throws(PostgresError) in
-                try connection.run(
+                let result = try connection.run(
                     prepared: "clock_set",
                     """
                     WITH set AS (
@@ -125,8 +127,9 @@ final class PostgresRuntime: SharedRuntime {
                         ON CONFLICT (id) DO UPDATE SET offset_ms = excluded.offset_ms,
                             frozen_at = excluded.frozen_at, version = runtime_clock.version + 1
                         RETURNING version)
-                    SELECT pg_notify('\(Channel.clock.rawValue)', version::text) FROM set
+                    SELECT version, pg_notify('\(Channel.clock.rawValue)', version::text) FROM set
                     """, binds)
+                return result.rowCount == 1 ? result.int64(0, 0) : 0
             }
         }
     }
@@ -199,7 +202,7 @@ final class PostgresRuntime: SharedRuntime {
                     followed.withLock { $0.lastChange = max($0.lastChange, seq) }
                 }
                 if let (version, setting) = clock {
-                    replica.adoptClock(setting)
+                    replica.adoptClock(setting, version)
                     followed.withLock { $0.clockVersion = max($0.clockVersion, version) }
                 }
                 for (seq, workspace) in clears {

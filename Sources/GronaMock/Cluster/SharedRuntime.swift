@@ -15,8 +15,9 @@ package protocol SharedRuntime: Sendable {
     /// Records a run-time workspace change this instance has just applied, for every other instance.
     func publish(_ change: RuntimeChange) throws(StorageError)
 
-    /// Records the clock setting this instance has just applied.
-    func publish(clock: ClockSetting) throws(StorageError)
+    /// Records the clock setting this instance has just applied, and answers the version it was stored as
+    /// (0 when nothing is shared), for `ServerClock.published(version:)`.
+    func publish(clock: ClockSetting) throws(StorageError) -> Int64
 
     /// Hands on grants this instance has just issued for the first time. Called on an event loop: it must
     /// not wait for a database, so a shared runtime queues them and writes them from a thread of its own.
@@ -45,8 +46,8 @@ package protocol SharedRuntimeProvider {
 package struct RuntimeReplica: Sendable {
     /// A workspace change made on another instance.
     package let apply: @Sendable (RuntimeChange) -> Void
-    /// The clock as another instance set it.
-    package let adoptClock: @Sendable (ClockSetting) -> Void
+    /// The clock as an instance set it, and the version of the shared row it was read from.
+    package let adoptClock: @Sendable (ClockSetting, Int64) -> Void
     /// Another instance stored events for these workspaces ("*" when it does not say which).
     package let eventsStored: @Sendable (Set<String>) -> Void
     /// Grants another instance issued, added to this one's log without publishing them again.
@@ -55,7 +56,8 @@ package struct RuntimeReplica: Sendable {
     package let forgetGrants: @Sendable (String?) -> Void
 
     package init(
-        apply: @escaping @Sendable (RuntimeChange) -> Void, adoptClock: @escaping @Sendable (ClockSetting) -> Void,
+        apply: @escaping @Sendable (RuntimeChange) -> Void,
+        adoptClock: @escaping @Sendable (ClockSetting, Int64) -> Void,
         eventsStored: @escaping @Sendable (Set<String>) -> Void,
         adoptGrants: @escaping @Sendable ([GrantLog.Issued]) -> Void = { _ in },
         forgetGrants: @escaping @Sendable (String?) -> Void = { _ in }
@@ -82,7 +84,7 @@ package struct LocalRuntime: SharedRuntime {
     package init() {}
 
     package func publish(_ change: RuntimeChange) throws(StorageError) {}
-    package func publish(clock: ClockSetting) throws(StorageError) {}
+    package func publish(clock: ClockSetting) throws(StorageError) -> Int64 { 0 }
     package func publish(grants: [GrantLog.Issued]) {}
     package func publish(grantsCleared workspace: String?) {}
     package func start(_ replica: RuntimeReplica) {}

@@ -26,7 +26,7 @@ enum ClockRoutes {
             change.reset = try boolean(body["reset"], "reset") ?? false
             if change.freezeAt != nil && change.freeze != true { throw invalid("at goes with \"freeze\": true") }
             try clock.apply(change)
-            try shared.publish(clock: clock.setting)
+            clock.published(version: try shared.publish(clock: clock.setting))
             return HTTPResponse.json(state(clock))
         }
     }

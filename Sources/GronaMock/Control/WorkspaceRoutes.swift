@@ -219,7 +219,7 @@ enum ResetRoutes {
                 try faults.clear()
                 clock.reset()
                 // The other instances on the same database, if any, take the clock and the workspaces too.
-                try registry.shared.publish(clock: clock.setting)
+                clock.published(version: try registry.shared.publish(clock: clock.setting))
                 grants.clear()
                 registry.reset()
                 guard let writer = events.writer else {

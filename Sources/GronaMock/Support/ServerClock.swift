@@ -99,6 +99,10 @@ package final class ServerClock: Sendable {
     }
 
     private let state = Mutex(State())
+    /// The version of the shared clock row that this instance's setting is at (0 when alone): a setting
+    /// read from the database is adopted only when its version is newer, so that the notification of this
+    /// instance's own earlier change, read late by the listener, cannot undo a change made since.
+    private let sharedVersion = Mutex<Int64>(0)
 
     package init() {}
 
@@ -167,11 +171,21 @@ package final class ServerClock: Sendable {
         state.withLock { ClockSetting(offsetMilliseconds: $0.offsetMilliseconds, frozenAt: $0.frozenAt) }
     }
 
-    /// Takes the setting another instance published, moved into the range (a stored row is input too).
-    package func adopt(_ setting: ClockSetting) {
+    /// Takes the setting another instance published as `version` of the shared row, moved into the range (a
+    /// stored row is input too); a version this instance is already at or past is ignored.
+    package func adopt(_ setting: ClockSetting, version: Int64) {
         let wall = Self.wallMilliseconds()
         let adopted = State(offsetMilliseconds: setting.offsetMilliseconds, frozenAt: setting.frozenAt)
-        state.withLock { $0 = adopted.clamped(wall: wall) }
+        sharedVersion.withLock { current in
+            guard version > current else { return }
+            current = version
+            state.withLock { $0 = adopted.clamped(wall: wall) }
+        }
+    }
+
+    /// This instance published its setting as `version` of the shared row.
+    package func published(version: Int64) {
+        sharedVersion.withLock { $0 = max($0, version) }
     }
 }
 

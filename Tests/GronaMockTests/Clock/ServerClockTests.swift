@@ -38,4 +38,23 @@ struct ServerClockTests {
         try clock.apply(ClockChange(advanceMilliseconds: hour))
         #expect(clock.nowMilliseconds() == 1_000_000 + hour)
     }
+
+    @Test("a shared setting is adopted only when its version is newer than the clock's own")
+    func adoptsNewerVersionsOnly() throws {
+        let clock = ServerClock()
+        clock.adopt(ClockSetting(offsetMilliseconds: 1_000, frozenAt: nil), version: 1)
+        #expect(clock.snapshot().offsetMilliseconds == 1_000)
+        // This instance changes the clock and publishes it as version 2.
+        try clock.apply(ClockChange(advanceMilliseconds: 1_000))
+        clock.published(version: 2)
+        // Its listener reads version 1 (or its own 2) late: neither undoes the change.
+        clock.adopt(ClockSetting(offsetMilliseconds: 1_000, frozenAt: nil), version: 1)
+        clock.adopt(ClockSetting(offsetMilliseconds: 2_000, frozenAt: nil), version: 2)
+        try clock.apply(ClockChange(advanceMilliseconds: 1_000))
+        clock.adopt(ClockSetting(offsetMilliseconds: 2_000, frozenAt: nil), version: 2)
+        #expect(clock.snapshot().offsetMilliseconds == 3_000)
+        // Another instance's later change is taken.
+        clock.adopt(ClockSetting(offsetMilliseconds: 0, frozenAt: 5_000), version: 4)
+        #expect(clock.snapshot() == (now: 5_000, offsetMilliseconds: 0, frozen: true))
+    }
 }

@@ -19,7 +19,7 @@ struct SharedChangesTests {
             published.withLock { $0.append(change) }
             other.withLock { $0 }?.applyShared(change)
         }
-        func publish(clock: ClockSetting) throws(StorageError) {}
+        func publish(clock: ClockSetting) throws(StorageError) -> Int64 { 0 }
         func start(_ replica: RuntimeReplica) {}
         func stop() {}
     }
