@@ -45,4 +45,25 @@ extension PostgresRuntime {
         guard row.rowCount == 1, row.int64(0, 0) > version else { return nil }
         return (row.int64(0, 0), ClockSetting(offsetMilliseconds: row.int64(0, 1), frozenAt: row.optionalInt64(0, 2)))
     }
+
+    /// On a tick (or after a reconnect), when a notification of stored events may have been missed: wakes
+    /// the long-polls if events were stored since the last tick, and only then, so that waiters do not read
+    /// the store twice a second for nothing. `max(seq)` is one step down the primary key.
+    func wakeIfEventsStored(_ replica: RuntimeReplica) {
+        do {
+            let newest = try Self.run { () throws(PostgresError) in
+                try pool.withReader { connection throws(PostgresError) in
+                    try connection.query("SELECT coalesce(max(seq), 0) FROM events").int64(0, 0)
+                }
+            }
+            let grew = followed.withLock { followed in
+                defer { followed.lastEventSequence = max(followed.lastEventSequence, newest) }
+                return newest > followed.lastEventSequence
+            }
+            if grew { replica.eventsStored(["*"]) }
+        } catch {
+            // The next tick asks again; the waiters time out as usual meanwhile.
+            replica.eventsStored(["*"])
+        }
+    }
 }

@@ -35,15 +35,17 @@ final class PostgresRuntime: SharedRuntime {
     /// This process's mark on the rows it writes: it applies them as it makes them, not again when read.
     let instance: String
     let logger: Logger
-    private let followed = Mutex(Followed())
+    let followed = Mutex(Followed())
     private let listener = Mutex<PostgresListener?>(nil)
     /// Grants issued here, on their way to `issued_grants`; created with the runtime, stopped with it.
     private let grantQueue = Mutex<PostgresGrantQueue?>(nil)
 
     /// What this instance has applied so far.
-    private struct Followed {
+    struct Followed {
         var lastChange: Int64 = 0
         var clockVersion: Int64 = 0
+        /// The newest event sequence a tick saw, so a tick wakes the long-polls only when events arrived.
+        var lastEventSequence: Int64 = 0
         var lastGrant: Int64 = 0
         var lastGrantClear: Int64 = 0
     }
@@ -151,7 +153,7 @@ final class PostgresRuntime: SharedRuntime {
             if notifications.isEmpty || notifications.contains(where: { $0.channel != Channel.events.rawValue }) {
                 follow(replica, fromLastReset: false)
             }
-            if notifications.isEmpty { replica.eventsStored(["*"]) }
+            if notifications.isEmpty { wakeIfEventsStored(replica) }
         }
         listener.withLock { $0 = started }
     }
