@@ -125,28 +125,11 @@ extension EventFilter {
     func postgresConditions(_ binds: inout PostgresBinds) -> [String] {
         var conditions: [String] = []
         for (field, value) in textConditions {
-            conditions.append("\(field.postgresColumn) = " + binds.placeholder(value))
+            conditions.append("\(field.storedColumn) = " + binds.placeholder(value))
         }
         if let since { conditions.append("timestamp >= " + binds.placeholder(since)) }
         if let until { conditions.append("timestamp < " + binds.placeholder(until)) }
         return conditions
-    }
-}
-
-extension EventFilter.Field {
-    /// The events table's column for the field.
-    var postgresColumn: String {
-        switch self {
-        case .workspace: "workspace_key"
-        case .type: "type"
-        case .campaignID: "campaign_id"
-        case .variantID: "variant_id"
-        case .arm: "arm"
-        case .placement: "placement"
-        case .installID: "install_id"
-        case .customerID: "customer_id"
-        case .visitID: "visit_id"
-        }
     }
 }
 

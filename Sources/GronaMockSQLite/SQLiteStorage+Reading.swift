@@ -127,7 +127,7 @@ extension EventFilter {
         var conditions: [String] = []
         var values: [SQLiteValue] = []
         for (field, value) in textConditions {
-            conditions.append("\(field.column) = ?")
+            conditions.append("\(field.storedColumn) = ?")
             values.append(.text(value))
         }
         if let since {
@@ -139,23 +139,6 @@ extension EventFilter {
             values.append(.integer(until))
         }
         return (conditions, values)
-    }
-}
-
-extension EventFilter.Field {
-    /// The events table's column for the field.
-    var column: String {
-        switch self {
-        case .workspace: "workspace_key"
-        case .type: "type"
-        case .campaignID: "campaign_id"
-        case .variantID: "variant_id"
-        case .arm: "arm"
-        case .placement: "placement"
-        case .installID: "install_id"
-        case .customerID: "customer_id"
-        case .visitID: "visit_id"
-        }
     }
 }
 

@@ -23,6 +23,22 @@ public struct EventFilter: Sendable {
     public enum Field: String, CaseIterable, Sendable {
         case workspace, type, campaignID, variantID, arm, placement, installID, customerID, visitID
 
+        /// The column that holds the field in the events table, the same name in every backend's schema
+        /// (`GronaMockSQLite` and `GronaMockPostgres` build their filters from it).
+        public var storedColumn: String {
+            switch self {
+            case .workspace: "workspace_key"
+            case .type: "type"
+            case .campaignID: "campaign_id"
+            case .variantID: "variant_id"
+            case .arm: "arm"
+            case .placement: "placement"
+            case .installID: "install_id"
+            case .customerID: "customer_id"
+            case .visitID: "visit_id"
+            }
+        }
+
         /// The filter's property for the field.
         public var keyPath: WritableKeyPath<EventFilter, String?> {
             switch self {
