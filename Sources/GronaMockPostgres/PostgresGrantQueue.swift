@@ -1,4 +1,3 @@
-import Dispatch
 import GronaMock
 import GronaMockHTTP
 
@@ -21,16 +20,13 @@ final class PostgresGrantQueue: Sendable {
     }
 
     private let pending = Mutex(Pending())
-    private let signal = DispatchSemaphore(value: 0)
-    private let stopping = Atomic<Bool>(false)
-    private let thread = Mutex<LoopThread?>(nil)
+    private let worker = WorkerThread(name: "grona-grants")
     private let logger: Logger
 
     /// `write` stores one batch; it runs on the queue's thread only.
     init(logger: Logger, write: @escaping @Sendable ([GrantLog.Issued]) throws(StorageError) -> Void) {
         self.logger = logger
-        let started = LoopThread.spawn(name: "grona-grants") { [self] in run(write) }
-        thread.withLock { $0 = started }
+        worker.start { [self] in run(write) }
     }
 
     /// Queues `entries`; never waits for the database.
@@ -49,30 +45,17 @@ final class PostgresGrantQueue: Sendable {
                 "grants are issued faster than they can be shared; dropping them until the queue drains",
                 [("queued", Self.limit)])
         }
-        signal.signal()
+        worker.wake()
     }
 
     /// Writes what is queued (one attempt per batch), then stops the thread and waits for it.
-    func stop() {
-        stopping.store(true, ordering: .releasing)
-        signal.signal()
-        let running = thread.withLock { thread -> LoopThread? in
-            defer { thread = nil }
-            return thread
-        }
-        running?.join()
-    }
+    func stop() { worker.stop() }
 
     private func run(_ write: @Sendable ([GrantLog.Issued]) throws(StorageError) -> Void) {
         var pause: Duration = .zero
         var reported = false
         while true {
-            if pause > .zero {
-                _ = signal.wait(timeout: .now() + .nanoseconds(Int(clamping: pause.nanoseconds)))
-            } else {
-                signal.wait()
-            }
-            let stopping = stopping.load(ordering: .acquiring)
+            let running = worker.sleep(upTo: pause > .zero ? pause : nil)
             while let batch = nextBatch() {
                 do {
                     try write(batch)
@@ -88,7 +71,7 @@ final class PostgresGrantQueue: Sendable {
                 if reported { logger.info("issued grants are shared again", []) }
                 (pause, reported) = (.zero, false)
             }
-            if stopping { return }
+            if !running { return }
         }
     }
 
@@ -109,13 +92,5 @@ final class PostgresGrantQueue: Sendable {
         if dropped > 0 {
             logger.warning("the grants queue drained; grants were dropped meanwhile", [("dropped", dropped)])
         }
-    }
-}
-
-extension Duration {
-    fileprivate var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        return overflow ? .max : scaled.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
     }
 }
