@@ -50,13 +50,6 @@ final class PostgresListener: Sendable {
     }
 }
 
-extension Int64 {
-    fileprivate func clampedMultiplied(by factor: Int64) -> Int64 {
-        let (product, overflow) = multipliedReportingOverflow(by: factor)
-        return overflow ? (self < 0 ? .min : .max) : product
-    }
-}
-
 /// The listening thread's own state: its connection never leaves it.
 private struct Loop: Sendable {
     let url: PostgresURL
@@ -120,9 +113,7 @@ private struct Loop: Sendable {
     /// The descriptors of `descriptors` that are readable (or closed) within `timeout`.
     private static func wait(for descriptors: [Int32], upTo timeout: Duration) -> Set<Int32> {
         var polled = descriptors.filter { $0 >= 0 }.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-        let (seconds, attoseconds) = timeout.components
-        let milliseconds = Int32(
-            clamping: max(0, seconds.clampedMultiplied(by: 1000) + attoseconds / 1_000_000_000_000_000))
+        let milliseconds = Int32(clamping: max(0, timeout.milliseconds))
         guard poll(&polled, nfds_t(polled.count), milliseconds) > 0 else { return [] }
         return Set(polled.filter { $0.revents != 0 }.map(\.fd))
     }

@@ -1,4 +1,5 @@
 import GronaMock
+import GronaMockJSON
 
 /// Writes events (contract §7) by appending bytes to a buffer the caller reuses: no JSON tree, no string
 /// interpolation, no allocation per event once the buffers have grown. Ids from the configuration arrive
@@ -128,15 +129,8 @@ package struct EventEncoder: Sendable {
         Self.appendDecimal(frame.revision, to: &out)
     }
 
-    /// Decimal digits of `value`, without an intermediate string.
+    /// Decimal digits of `value`, without an intermediate string: JSONWriter's integer writing.
     package static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
-        var magnitude = value.magnitude
-        if value < 0 { out.append(UInt8(ascii: "-")) }
-        let start = out.count
-        repeat {
-            out.append(UInt8(truncatingIfNeeded: 48 + magnitude % 10))
-            magnitude /= 10
-        } while magnitude > 0
-        out[start..<out.count].reverse()
+        JSONWriter.writeNumber(JSONNumber(value), to: &out)
     }
 }

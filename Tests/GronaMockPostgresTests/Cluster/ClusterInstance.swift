@@ -65,8 +65,7 @@ final class ClusterInstance {
     func stop() {
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(10)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
+        _ = eventually(seconds: 10) { !process.isRunning }
         if process.isRunning { killNow() }
     }
 

@@ -83,8 +83,7 @@ final class ServerProcess {
     /// Sends `signal` and waits for the exit status (nil when it did not exit within `seconds`).
     func stop(signal: Int32 = SIGTERM, within seconds: Double = 5) -> Int32? {
         kill(process.processIdentifier, signal)
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
+        _ = eventually(seconds: seconds) { !process.isRunning }
         if process.isRunning {
             process.terminate()
             return nil
