@@ -20,6 +20,8 @@ final class Connection {
     let token: UInt64
     let fd: Int32
     let peer: String
+    /// The socket itself, or a layer over it (TLS): everything the connection reads and writes goes through it.
+    private let transport: any ConnectionTransport
     private unowned let loop: EventLoop
     private var parser: HTTPRequestParser
     private var interest: Poller.Interest = .read
@@ -53,13 +55,15 @@ final class Connection {
 
     private static let readHighWater = 4 * 1024 * 1024
 
-    init(token: UInt64, fd: Int32, peer: String, loop: EventLoop) {
+    init(token: UInt64, fd: Int32, peer: String, transport: any ConnectionTransport, loop: EventLoop) {
         self.token = token
         self.fd = fd
         self.peer = peer
+        self.transport = transport
         self.loop = loop
         parser = HTTPRequestParser(limits: loop.context.configuration.parserLimits)
-        // A new connection has the header timeout to start its first request.
+        // A new connection has the header timeout to start its first request: over TLS that includes the
+        // handshake, so a client that opens and says nothing, or stops mid-handshake, is closed by it.
         idleDeadline = MonotonicClock.deadline(from: loop.now, after: loop.context.configuration.headerTimeout)
     }
 
@@ -69,29 +73,40 @@ final class Connection {
 
     func readable() {
         guard !phase.isClosed else { return }
-        while !readPaused && !peerClosed {
-            let received: Int?
-            do {
-                received = try Socket.receive(fd, into: loop.readBuffer)
-            } catch {
-                close()
-                return
-            }
-            guard let count = received else { break }
-            if count == 0 {
+        // A write that waited for the client's bytes (TLS) goes on first.
+        if transport.interestNeeded.contains(.read) { flush() }
+        var reads = 0
+        reading: while !readPaused && !peerClosed && !phase.isClosed {
+            let count: Int
+            let more: Bool
+            switch transport.receive(into: loop.readBuffer) {
+            case .bytes(let read, let mayHaveMore):
+                (count, more) = (read, mayHaveMore)
+            case .wouldBlock:
+                break reading
+            case .end:
                 peerEnded()
                 return
+            case .failed:
+                close()
+                return
+            case .refuse(let error):
+                fail(with: error)
+                return
             }
+            reads += 1
             // Draining before a close, or past the last request this connection will read: discard.
             if !phase.readsRequests {
                 // Discarding, but still a bounded amount per wake-up, so one client cannot hold the loop.
-                if count < loop.readBuffer.count { break }
+                if !more || reads >= 16 { break }
                 continue
             }
             parser.append(UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<count]))
             processInput()
-            if phase.isClosed || count < loop.readBuffer.count { break }
+            if !more { break }
         }
+        // A TLS read may have changed what the transport waits for (a handshake message to write).
+        updateInterest()
     }
 
     /// The client finished sending. Answer what it asked, then close; a half-read request is dropped.
@@ -237,6 +252,8 @@ final class Connection {
         readPaused = false
         updateInterest()
         processInput()
+        // Bytes the transport read ahead get no readiness event of their own.
+        if transport.hasBufferedInput && !readPaused { readable() }
     }
 
     private func enqueue(_ sequence: UInt64, _ response: HTTPResponse) {
@@ -312,15 +329,18 @@ final class Connection {
 
     func writable() {
         guard !phase.isClosed else { return }
+        // A read that waited to write (a TLS handshake message) goes on once the socket has room.
+        let readWaiting = transport.interestNeeded.contains(.write)
         flush()
         resumeReadingIfRoom()
+        if readWaiting { readable() }
     }
 
     private func flush() {
         while !outbound.isEmpty && !phase.isClosed {
             let sent: Int
             do {
-                sent = try outbound.send(to: fd)
+                sent = try outbound.send(through: transport, scratch: loop.sendScratch)
             } catch {
                 close()
                 return
@@ -401,6 +421,7 @@ final class Connection {
         var wanted: Poller.Interest = []
         if !readPaused && !peerClosed { wanted.insert(.read) }
         if !outbound.isEmpty { wanted.insert(.write) }
+        wanted.formUnion(transport.interestNeeded)
         guard wanted != interest else { return }
         interest = wanted
         loop.setInterest(self, wanted)
@@ -456,7 +477,7 @@ final class Connection {
             close()
             return
         }
-        shutdown(fd, Int32(SHUT_WR))
+        transport.shutdownWrite()
         phase = .lingering(deadline: loop.now + 2_000_000_000)
         readPaused = false
         updateInterest()
@@ -466,11 +487,7 @@ final class Connection {
         guard !phase.isClosed else { return }
         phase = .closed
         loop.remove(self)
-        #if canImport(Glibc)
-        Glibc.close(fd)
-        #else
-        Darwin.close(fd)
-        #endif
+        transport.close()
         outbound.removeAll()
         finished.removeAll()
         streaming?.stream.cancel()

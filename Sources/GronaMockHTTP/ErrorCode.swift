@@ -25,10 +25,13 @@ extension ErrorCode {
     public static let internalError = ErrorCode("internal_error")
     public static let requestTimeout = ErrorCode("request_timeout")
     public static let tooManyConnections = ErrorCode("too_many_connections")
+    /// Plain HTTP sent to a port that speaks TLS.
+    public static let httpsRequired = ErrorCode("https_required")
 
     /// Every code the HTTP core can answer with.
     public static let serverCodes: [ErrorCode] = [
         .badRequest, .headerFieldsTooLarge, .payloadTooLarge, .notImplemented, .expectationFailed,
         .httpVersionNotSupported, .notFound, .methodNotAllowed, .internalError, .requestTimeout, .tooManyConnections,
+        .httpsRequired,
     ]
 }

@@ -37,17 +37,18 @@ final class ServerContext: Sendable {
 /// Everything but `execute` and `beginShutdown` is confined to the loop's own thread; that confinement is
 /// what makes the `@unchecked Sendable` sound (the same contract as swift-nio's event loops).
 final class EventLoop: @unchecked Sendable {
-    private static let listenerToken: UInt64 = 1
+    /// Listener `i` is watched with token `firstListenerToken + i`; connections take the tokens after them.
+    private static let firstListenerToken: UInt64 = 1
 
     let context: ServerContext
     private let poller: Poller
-    private let listener: Int32
+    private let listeners: [ListeningSocket]
     private let tasks = Mutex<[@Sendable () -> Void]>([])
     let shutdownRequested = Atomic<Bool>(false)
 
     // Confined to the loop thread.
     private var connections: [UInt64: Connection] = [:]
-    private var nextToken: UInt64 = 2
+    private var nextToken: UInt64
     private var listening = true
     private var shuttingDown = false
     private var spareDescriptor: Int32 = -1
@@ -56,18 +57,27 @@ final class EventLoop: @unchecked Sendable {
     var encoder = ResponseEncoder()
     /// One receive buffer shared by the loop's connections: bytes are copied out before the next read.
     let readBuffer: UnsafeMutableRawBufferPointer
+    /// Where a transport that frames what it sends (TLS) gathers small buffers into one record, during one
+    /// `send` call; one TLS record's worth of plaintext.
+    let sendScratch: UnsafeMutableRawBufferPointer
 
-    init(context: ServerContext, listener: Int32) throws(SystemError) {
+    init(context: ServerContext, listeners: [ListeningSocket]) throws(SystemError) {
         self.context = context
-        self.listener = listener
+        self.listeners = listeners
+        nextToken = Self.firstListenerToken + UInt64(listeners.count)
         poller = try Poller(context.configuration.pollerBackend)
         readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
-        try poller.register(listener, token: Self.listenerToken, interest: .read, exclusive: true)
+        sendScratch = .allocate(byteCount: 16 * 1024, alignment: 16)
+        for (index, listener) in listeners.enumerated() {
+            try poller.register(
+                listener.fd, token: Self.firstListenerToken + UInt64(index), interest: .read, exclusive: true)
+        }
         spareDescriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
     }
 
     deinit {
         readBuffer.deallocate()
+        sendScratch.deallocate()
         if spareDescriptor >= 0 { close(spareDescriptor) }
     }
 
@@ -133,8 +143,8 @@ final class EventLoop: @unchecked Sendable {
         switch event.token {
         case Poller.wakeupToken:
             break
-        case Self.listenerToken:
-            acceptConnections()
+        case Self.firstListenerToken..<nextTokenAfterListeners:
+            acceptConnections(from: listeners[Int(event.token - Self.firstListenerToken)])
         default:
             guard let connection = connections[event.token] else { return }
             if event.hangup {
@@ -155,14 +165,14 @@ final class EventLoop: @unchecked Sendable {
 
     /// Accepts what is waiting, a bounded number at a time so one busy listener cannot starve the
     /// connections already open.
-    private func acceptConnections() {
+    private func acceptConnections(from listener: ListeningSocket) {
         for _ in 0..<64 where listening {
             let accepted: (fd: Int32, peer: String)?
             do {
-                accepted = try Socket.accept(listener)
+                accepted = try Socket.accept(listener.fd)
             } catch {
                 if error.errno == EMFILE || error.errno == ENFILE {
-                    refuseWithSpareDescriptor()
+                    refuseWithSpareDescriptor(listener)
                 } else {
                     context.logger.warning("accept failed", [("error", "\(error)")])
                 }
@@ -180,39 +190,49 @@ final class EventLoop: @unchecked Sendable {
             let loops = context.loops.value ?? []
             let target =
                 loops.isEmpty ? self : loops[context.nextLoop.add(1, ordering: .relaxed).newValue % loops.count]
+            let transport = listener.transport
             if target === self || target.shutdownRequested.load(ordering: .acquiring) {
-                adopt(fd, peer: peer)
+                adopt(fd, peer: peer, transport: transport)
             } else {
-                target.execute { target.adopt(fd, peer: peer) }
+                target.execute { target.adopt(fd, peer: peer, transport: transport) }
             }
         }
     }
 
     /// Takes an accepted connection into this loop (closing it if the loop is already shutting down).
-    private func adopt(_ fd: Int32, peer: String) {
-        guard !shuttingDown else {
+    /// The transport is made here, on the loop that owns the connection, since it is confined to it.
+    private func adopt(_ fd: Int32, peer: String, transport factory: (any ConnectionTransportFactory)?) {
+        guard !shuttingDown, let transport = Self.transport(for: fd, from: factory) else {
             context.openConnections.subtract(1, ordering: .relaxed)
             close(fd)
             return
         }
-        let connection = Connection(token: nextToken, fd: fd, peer: peer, loop: self)
+        let connection = Connection(token: nextToken, fd: fd, peer: peer, transport: transport, loop: self)
         do {
             try poller.register(fd, token: nextToken, interest: .read)
         } catch {
             context.openConnections.subtract(1, ordering: .relaxed)
-            close(fd)
+            transport.close()
             return
         }
         connections[nextToken] = connection
         nextToken += 1
     }
 
+    /// The socket itself when the listener has no transport of its own; nil when its factory could make none.
+    private static func transport(
+        for fd: Int32, from factory: (any ConnectionTransportFactory)?
+    ) -> (any ConnectionTransport)? {
+        guard let factory else { return SocketTransport(fd: fd) }
+        return factory.makeTransport(fd: fd)
+    }
+
     /// Out of descriptors: free the spare one, accept with it, answer 503 and close, so the client hears
     /// why instead of waiting in the backlog while the listener spins.
-    private func refuseWithSpareDescriptor() {
+    private func refuseWithSpareDescriptor(_ listener: ListeningSocket) {
         guard spareDescriptor >= 0 else { return }
         close(spareDescriptor)
-        if let (fd, _) = try? Socket.accept(listener) { refuse(fd, HTTPError.tooManyConnections) }
+        if let (fd, _) = try? Socket.accept(listener.fd) { refuse(fd, HTTPError.tooManyConnections) }
         spareDescriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
         context.logger.warning("out of file descriptors; refused a connection")
     }
@@ -227,7 +247,7 @@ final class EventLoop: @unchecked Sendable {
     private func startShutdown() {
         shuttingDown = true
         listening = false
-        poller.unregister(listener)
+        for listener in listeners { poller.unregister(listener.fd) }
         for connection in Array(connections.values) { connection.shutdownRequested() }
     }
 
@@ -249,5 +269,7 @@ final class EventLoop: @unchecked Sendable {
 
     /// True as soon as `shutdown()` was called, even before this loop has run its shutdown: a response
     /// queued in that window (a handler answering inline from another thread) must still say `close`.
+    private var nextTokenAfterListeners: UInt64 { Self.firstListenerToken + UInt64(listeners.count) }
+
     var isShuttingDown: Bool { shuttingDown || shutdownRequested.load(ordering: .acquiring) }
 }

@@ -55,6 +55,14 @@ public struct HTTPError: Error, Sendable, Equatable {
         .serviceUnavailable, code: .tooManyConnections,
         message: "The server is at its connection limit; retry shortly.", headers: ["Retry-After": "1"])
 
+    /// Plain HTTP reached a TLS port: the answer goes out in the clear, naming the URL to use.
+    package static func httpsRequired(authority: String?) -> HTTPError {
+        let url = "https://\(authority ?? "<this host:port>")/"
+        return HTTPError(
+            .badRequest, code: .httpsRequired,
+            message: "This port speaks HTTPS (TLS), and the request came as plain HTTP; use \(url) instead.")
+    }
+
     init(_ error: HTTPParseError) {
         self.init(error.status, code: error.code, message: error.message)
     }

@@ -7,15 +7,28 @@ import GronaMockCLinux
 import Darwin
 #endif
 
-/// An HTTP/1.1 server over POSIX sockets: one listening socket shared by a few event loops, one thread each.
+/// An HTTP/1.1 server over POSIX sockets: one listening socket per listener (plain HTTP, HTTPS), shared by a
+/// few event loops, one thread each.
 ///
-/// `start` returns once the socket is bound, so `port` is the real one even when 0 was asked for.
+/// `start` returns once the sockets are bound, so `port` is the real one even when 0 was asked for.
 /// `shutdown` stops accepting and lets requests in flight finish; `wait` returns when every loop is done.
 public final class HTTPServer: Sendable {
     public struct Configuration: Sendable {
         public var host: String
-        /// 0 picks a free port; read the real one from `HTTPServer.port`.
-        public var port: Int
+        /// The ports to listen on, each with its transport (plain HTTP, TLS); the first is `HTTPServer.port`.
+        public var listeners: [Listener]
+        /// The first listener's port, the single-port form of `listeners`. 0 picks a free port; read the
+        /// real one from `HTTPServer.port`.
+        public var port: Int {
+            get { listeners.first?.port ?? 0 }
+            set {
+                if listeners.isEmpty {
+                    listeners = [.plain(port: newValue)]
+                } else {
+                    listeners[0].port = newValue
+                }
+            }
+        }
         /// Event loop threads; by default one per core.
         public var eventLoops: Int
         /// Open connections beyond this are answered 503 and closed.
@@ -47,7 +60,7 @@ public final class HTTPServer: Sendable {
             parserLimits: HTTPParserLimits = HTTPParserLimits(), accessLog: Bool = false
         ) {
             self.host = host
-            self.port = port
+            self.listeners = [.plain(port: port)]
             self.eventLoops = eventLoops
             self.maxConnections = maxConnections
             self.headerTimeout = headerTimeout
@@ -59,6 +72,30 @@ public final class HTTPServer: Sendable {
             self.parserLimits = parserLimits
             self.accessLog = accessLog
         }
+    }
+
+    /// One port to listen on and how its connections are carried.
+    public struct Listener: Sendable {
+        /// 0 picks a free port.
+        public var port: Int
+        /// Makes each connection's transport; nil is plain HTTP on the socket.
+        package var transport: (any ConnectionTransportFactory)?
+
+        public static func plain(port: Int) -> Listener { Listener(port: port, transport: nil) }
+
+        package static func layered(port: Int, transport: any ConnectionTransportFactory) -> Listener {
+            Listener(port: port, transport: transport)
+        }
+
+        /// `http`, or the transport's own (`https`).
+        public var scheme: String { transport?.scheme ?? "http" }
+    }
+
+    /// A listener once bound: its real port and the URL clients use.
+    public struct BoundListener: Sendable {
+        public let scheme: String
+        public let port: Int
+        public let url: String
     }
 
     /// One answered request, as the observer given to `start` hears of it.
@@ -74,41 +111,57 @@ public final class HTTPServer: Sendable {
     /// Online processors, the default number of event loops.
     public static var coreCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
+    /// The first listener's real port.
     public let port: Int
     public let host: String
+    /// Every listener with its real port, in the configuration's order.
+    public let listeners: [BoundListener]
     private let context: ServerContext
-    private let listener: Int32
+    private let sockets: [ListeningSocket]
     private let loops: [EventLoop]
     private let threads: Mutex<[LoopThread]>
     private let stopped = Atomic<Bool>(false)
 
-    private init(context: ServerContext, listener: Int32, port: Int, loops: [EventLoop]) {
+    private init(context: ServerContext, sockets: [ListeningSocket], loops: [EventLoop]) {
         self.context = context
-        self.listener = listener
-        self.port = port
+        self.sockets = sockets
         self.host = context.configuration.host
+        let shown = host.contains(":") ? "[\(host)]" : host
+        self.listeners = sockets.map { socket in
+            let scheme = socket.transport?.scheme ?? "http"
+            return BoundListener(scheme: scheme, port: socket.port, url: "\(scheme)://\(shown):\(socket.port)")
+        }
+        self.port = sockets.first?.port ?? 0
         self.loops = loops
         self.threads = Mutex([])
     }
 
-    /// Binds, starts the event loops, and returns; throws when the address cannot be bound.
+    /// Binds every listener, starts the event loops, and returns; throws when an address cannot be bound
+    /// (nothing is left bound then).
     public static func start(
         configuration: Configuration, router: Router, logger: Logger = Logger(),
         observer: (@Sendable (Answered) -> Void)? = nil
     ) throws(SystemError) -> HTTPServer {
         let context = ServerContext(configuration: configuration, router: router, logger: logger, observer: observer)
-        let (listener, port) = try Socket.listen(host: configuration.host, port: configuration.port)
+        var sockets: [ListeningSocket] = []
         var loops: [EventLoop] = []
         do throws(SystemError) {
+            guard !configuration.listeners.isEmpty else {
+                throw SystemError(call: "listen", reason: "no port to listen on")
+            }
+            for listener in configuration.listeners {
+                let (fd, port) = try Socket.listen(host: configuration.host, port: listener.port)
+                sockets.append(ListeningSocket(fd: fd, port: port, transport: listener.transport))
+            }
             for _ in 0..<max(1, configuration.eventLoops) {
-                loops.append(try EventLoop(context: context, listener: listener))
+                loops.append(try EventLoop(context: context, listeners: sockets))
             }
         } catch {
-            close(listener)
+            for socket in sockets { close(socket.fd) }
             throw error
         }
         context.loops.value = loops
-        let server = HTTPServer(context: context, listener: listener, port: port, loops: loops)
+        let server = HTTPServer(context: context, sockets: sockets, loops: loops)
         let threads = loops.enumerated().map { index, loop in
             LoopThread.spawn(name: "grona-loop-\(index)") { loop.run() }
         }
@@ -116,11 +169,8 @@ public final class HTTPServer: Sendable {
         return server
     }
 
-    /// The base URL clients use, with IPv6 hosts in brackets.
-    public var url: String {
-        let shown = host.contains(":") ? "[\(host)]" : host
-        return "http://\(shown):\(port)"
-    }
+    /// The first listener's base URL, with IPv6 hosts in brackets.
+    public var url: String { listeners.first?.url ?? "" }
 
     /// Stops accepting connections, closes idle ones, and lets requests in flight finish before
     /// `shutdownTimeout`. Returns at once; `wait` blocks until it is done. Safe to call more than once.
@@ -140,7 +190,7 @@ public final class HTTPServer: Sendable {
         guard !threads.isEmpty else { return }
         for thread in threads { thread.join() }
         context.loops.value = nil  // the loops and the context refer to each other
-        close(listener)
+        for socket in sockets { close(socket.fd) }
     }
 
     /// Open connections right now, across all loops.
@@ -148,6 +198,13 @@ public final class HTTPServer: Sendable {
 
     /// The routes served, in registration order.
     public var routes: [(method: HTTPMethod, pattern: String)] { context.router.table }
+}
+
+/// A bound, listening socket and the transport of the connections it accepts.
+struct ListeningSocket: Sendable {
+    let fd: Int32
+    let port: Int
+    let transport: (any ConnectionTransportFactory)?
 }
 
 /// A joinable POSIX thread running one closure.

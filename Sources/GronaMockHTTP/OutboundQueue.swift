@@ -4,7 +4,8 @@ import Glibc
 import Darwin
 #endif
 
-/// The bytes waiting to be written on one connection, sent with one `sendmsg` over up to 64 buffers.
+/// The bytes waiting to be written on one connection, handed to its transport as up to 64 buffers at a time
+/// (one `sendmsg` for the socket).
 struct OutboundQueue {
     private var buffers: [[UInt8]] = []
     private var offset = 0
@@ -24,26 +25,31 @@ struct OutboundQueue {
         byteCount = 0
     }
 
-    /// Writes what the socket takes now; returns how many bytes went (0 when it would block).
-    mutating func send(to fd: Int32) throws(SystemError) -> Int {
+    /// Writes what the transport takes now; returns how many bytes went (0 when it would block).
+    mutating func send(
+        through transport: some ConnectionTransport, scratch: UnsafeMutableRawBufferPointer
+    ) throws(SystemError) -> Int {
         var vectors: [iovec] = []
         vectors.reserveCapacity(min(buffers.count, 64))
-        let sent = try withVectors(from: 0, offset: offset, into: &vectors, fd: fd).get()
+        let sent = try withVectors(from: 0, offset: offset, into: &vectors) { vectors throws(SystemError) in
+            try transport.send(&vectors, scratch: scratch)
+        }.get()
         consume(sent)
         return sent
     }
 
     /// Pins each queued buffer in turn (recursively, since each pin is a closure) and sends them all.
     private func withVectors(
-        from index: Int, offset: Int, into vectors: inout [iovec], fd: Int32
+        from index: Int, offset: Int, into vectors: inout [iovec],
+        _ send: (inout [iovec]) throws(SystemError) -> Int
     ) -> Result<Int, SystemError> {
         if index == buffers.count || index == 64 {
-            return Result { () throws(SystemError) in try Socket.send(fd, &vectors) }
+            return Result { () throws(SystemError) in try send(&vectors) }
         }
         return buffers[index].withUnsafeBytes { bytes in
             let base = UnsafeMutableRawPointer(mutating: bytes.baseAddress).map { $0 + offset }
             vectors.append(iovec(iov_base: base, iov_len: bytes.count - offset))
-            return withVectors(from: index + 1, offset: 0, into: &vectors, fd: fd)
+            return withVectors(from: index + 1, offset: 0, into: &vectors, send)
         }
     }
 

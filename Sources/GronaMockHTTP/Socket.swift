@@ -132,7 +132,7 @@ package enum Socket {
 
     /// Sends the buffers in order with one call, never raising SIGPIPE; returns the bytes sent, 0 when the
     /// socket would block.
-    static func send(_ fd: Int32, _ buffers: inout [iovec]) throws(SystemError) -> Int {
+    package static func send(_ fd: Int32, _ buffers: inout [iovec]) throws(SystemError) -> Int {
         var message = msghdr()
         let sent = buffers.withUnsafeMutableBufferPointer { vectors in
             message.msg_iov = vectors.baseAddress
@@ -202,6 +202,20 @@ package enum Socket {
         }
     }
 
+    /// This end of a connected socket as a URL authority, `address:port` (IPv6 in brackets): the address the
+    /// client reached, for messages that tell it which URL to use instead.
+    package static func localAuthority(_ fd: Int32) -> String? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let result = withUnsafeMutablePointer(to: &storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard result == 0 else { return nil }
+        let described = describe(storage)
+        guard Int32(storage.ss_family) == AF_INET6, let colon = described.lastIndex(of: ":") else { return described }
+        return "[\(described[..<colon])]\(described[colon...])"
+    }
+
     /// The peer as `address:port`, for the access log.
     private static func describe(_ storage: sockaddr_storage) -> String {
         var storage = storage
@@ -217,7 +231,7 @@ package enum Socket {
         return "\(address):\(port(of: storage))"
     }
 
-    static func lastErrno() -> Int32 {
+    package static func lastErrno() -> Int32 {
         #if canImport(Glibc)
         Glibc.errno
         #else

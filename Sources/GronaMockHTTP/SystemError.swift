@@ -19,7 +19,7 @@ public struct SystemError: Error, Sendable, CustomStringConvertible {
         reason = nil
     }
 
-    init(call: String, reason: String) {
+    package init(call: String, reason: String) {
         self.call = call
         errno = 0
         self.reason = reason
