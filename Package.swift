@@ -59,6 +59,12 @@ let package = Package(
             name: "GronaMock",
             dependencies: ["GronaMockJSON", "GronaMockHTTP", "GronaMockCOpenSSL", "GronaMockCZlib"]
         ),
+        /// HTTPS for the HTTP core: a `ConnectionTransport` over OpenSSL (TLS 1.2 and 1.3, ECDHE, ALPN
+        /// `http/1.1`) and the local certificate authority of `grona-mock tls`. The only target that calls libssl.
+        .target(
+            name: "GronaMockTLS",
+            dependencies: ["GronaMockHTTP", "GronaMockCOpenSSL"]
+        ),
         /// `GronaStorage` on SQLite: one writer, a pool of readers (WAL). The only target that sees SQLite.
         .target(
             name: "GronaMockSQLite",
@@ -86,7 +92,7 @@ let package = Package(
         /// The command line: parses options, opens the storage, calls the engine.
         .executableTarget(
             name: "grona-mock",
-            dependencies: ["GronaMock", "GronaMockSQLite", "GronaMockPostgres", "GronaMockLoad"]
+            dependencies: ["GronaMock", "GronaMockSQLite", "GronaMockPostgres", "GronaMockLoad", "GronaMockTLS"]
         ),
         /// What the test targets share: a raw TCP client and live-server helpers. Not a product.
         .target(
