@@ -143,8 +143,8 @@ public final class GronaMockServer: Sendable {
             waiters.stop()
             events.stop()
             pool.stop()
-            let address = "\(configuration.http.host):\(configuration.http.port)"
-            throw StartupError("cannot listen on \(address): \(error)")
+            let address = configuration.http.listeners.map { "\(configuration.http.host):\($0.port)" }
+            throw StartupError("cannot listen on \(address.joined(separator: " and ")): \(error)")
         }
         serverReference.value = server
         let watcher = WorkspaceWatcher(registry: workspaces, interval: configuration.reloadInterval)
@@ -190,6 +190,8 @@ public final class GronaMockServer: Sendable {
 
     /// The base URL, with the real port.
     public var url: String { server.url }
+    /// Every listener's base URL (plain HTTP, HTTPS), the first being `url`.
+    public var urls: [String] { server.listeners.map(\.url) }
     public var port: Int { server.port }
 
     /// Begins a graceful shutdown: no new connections, requests in flight answered. Returns at once.

@@ -2,6 +2,7 @@ import GronaMock
 import GronaMockHTTP
 import GronaMockJSON
 import GronaMockSQLite
+import GronaMockTLS
 
 #if canImport(Glibc)
 import Glibc
@@ -17,7 +18,17 @@ enum ServeCommand {
             help: "Address to listen on; 0.0.0.0 for every interface."),
         .value(
             "port", "PORT", environment: "GRONA_MOCK_PORT", default: "8080",
-            help: "TCP port; 0 picks a free one (read it from the start line)."),
+            help:
+                "TCP port for plain HTTP; 0 picks a free one (read it from the start line); none with --tls-port only."),
+        .value(
+            "tls-port", "PORT", environment: "GRONA_MOCK_TLS_PORT",
+            help: "Also serve HTTPS on PORT (0 picks one), with the certificate of 'grona-mock tls init'."),
+        .value(
+            "tls-cert", "FILE", environment: "GRONA_MOCK_TLS_CERT",
+            help: "Certificate chain (PEM) for --tls-port (default: server.pem of 'grona-mock tls init')."),
+        .value(
+            "tls-key", "FILE", environment: "GRONA_MOCK_TLS_KEY",
+            help: "Its private key (PEM; default: server-key.pem beside it). Both reload when they change."),
         .value(
             "workspaces", "DIR", environment: "GRONA_MOCK_WORKSPACES", default: "./workspaces",
             help: "Workspace files, one <workspaceKey>.json each."),
@@ -87,7 +98,8 @@ enum ServeCommand {
 
         var signals = blockSignals([SIGINT, SIGTERM])
         guard let server = startOrReport(configuration, logger: logger) else { return .failure }
-        Console.out("grona-mock \(GronaMockVersion.current) listening on \(server.url)")
+        // One line per listener, plain HTTP first: scripts read the first line's URL.
+        for url in server.urls { Console.out("grona-mock \(GronaMockVersion.current) listening on \(url)") }
         warnWhenExposed(configuration, logger: logger)
 
         var received: Int32 = 0
@@ -136,17 +148,24 @@ enum ServeCommand {
     static func makeConfiguration(
         _ parsed: ParsedOptions
     ) throws(UsageError) -> (GronaMockConfiguration, Logger) {
-        var http = HTTPServer.Configuration()
-        http.host = parsed.value("host") ?? http.host
-        http.port = try parsed.integer("port", in: 0...65535) ?? http.port
-        http.eventLoops = try parsed.integer("event-loops", in: 1...256) ?? http.eventLoops
-        http.maxConnections = try parsed.integer("max-connections", in: 1...1_000_000) ?? http.maxConnections
-        http.accessLog = parsed.flag("access-log")
-
         let formatText = parsed.value("log-format") ?? "text"
         guard let format = Logger.Format(rawValue: formatText) else {
             throw UsageError("--log-format must be text or json, not \"\(formatText)\"")
         }
+        let logger = Logger(format: format)
+        var http = HTTPServer.Configuration()
+        http.host = parsed.value("host") ?? http.host
+        if parsed.value("port") == "none" {
+            http.listeners = []
+        } else {
+            http.port = try parsed.integer("port", in: 0...65535) ?? http.port
+        }
+        if let tls = try tlsListener(parsed, logger: logger) { http.listeners.append(tls) }
+        guard !http.listeners.isEmpty else { throw UsageError("--port none leaves nothing to serve: add --tls-port") }
+        http.eventLoops = try parsed.integer("event-loops", in: 1...256) ?? http.eventLoops
+        http.maxConnections = try parsed.integer("max-connections", in: 1...1_000_000) ?? http.maxConnections
+        http.accessLog = parsed.flag("access-log")
+
         var configuration = GronaMockConfiguration(
             http: http,
             workspacesDirectory: parsed.value("workspaces") ?? "./workspaces",
@@ -160,6 +179,30 @@ enum ServeCommand {
             if let problem = AdminToken.problem(with: token) { throw UsageError("--admin-token: \(problem)") }
             configuration.adminToken = token
         }
-        return (configuration, Logger(format: format))
+        return (configuration, logger)
+    }
+
+    /// The HTTPS listener of `--tls-port`, its certificate loaded now: a missing one stops start-up with what
+    /// to run.
+    private static func tlsListener(
+        _ parsed: ParsedOptions, logger: Logger
+    ) throws(UsageError) -> HTTPServer.Listener? {
+        guard let port = try parsed.integer("tls-port", in: 0...65535) else { return nil }
+        let home = getenv("HOME").map { String(cString: $0) }
+        let directory = TLSDirectory(TLSDirectory.defaultPath(environment: home.map { ["HOME": $0] } ?? [:]))
+        let certificate = parsed.value("tls-cert") ?? directory.serverCertificate
+        let key = parsed.value("tls-key") ?? (parsed.value("tls-cert") == nil ? directory.serverKey : nil)
+        guard let key else { throw UsageError("--tls-cert needs --tls-key, the certificate's private key") }
+        for file in [certificate, key] where !FileSystem.exists(file) {
+            throw UsageError(
+                "--tls-port: no certificate at \(file): run 'grona-mock tls init' first, "
+                    + "or name one with --tls-cert and --tls-key")
+        }
+        do {
+            let listener = try TLSListener(certificateFile: certificate, keyFile: key, logger: logger)
+            return .layered(port: port, transport: listener)
+        } catch {
+            throw UsageError("--tls-port: \(error)")
+        }
     }
 }

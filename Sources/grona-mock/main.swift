@@ -25,6 +25,7 @@ let usage = """
       grants     Issue a customer's grants; verify a grant as an order backend does.
       events     Export received events (ndjson or CSV) or summarise them, from the database file.
       exec       Serve while one command runs (tests, CI), then exit with its status: exec -- COMMAND.
+      tls        A local certificate authority for HTTPS: init (CA and server certificate), trust (how, per platform).
       load       Drive a simulated SDK fleet at a URL (open model, latency percentiles, --verify, thresholds).
 
     Run 'grona-mock <command> --help' for a command's options.
@@ -62,6 +63,8 @@ case "events":
     status = EventsCommand.run(Array(arguments.dropFirst()), environment: environment)
 case "exec":
     exit(ExecCommand.run(Array(arguments.dropFirst()), environment: environment))
+case "tls":
+    status = TLSCommand.run(Array(arguments.dropFirst()), environment: environment)
 case "load":
     exit(LoadCommand.run(Array(arguments.dropFirst()), environment: environment))
 case "--version":
