@@ -80,7 +80,7 @@ let package = Package(
         /// bundled (copies of `workspaces/` and `keys/`; a test keeps them identical).
         .target(
             name: "GronaMockTesting",
-            dependencies: ["GronaMock", "GronaMockSQLite", "GronaMockHTTP", "GronaMockJSON"],
+            dependencies: ["GronaMock", "GronaMockSQLite", "GronaMockHTTP", "GronaMockJSON", "GronaMockTLS"],
             resources: [.copy("Resources/workspaces"), .copy("Resources/keys")]
         ),
         /// `grona-mock load`: a simulated SDK fleet for load tests of any service that speaks the contract, with
@@ -97,7 +97,7 @@ let package = Package(
         /// What the test targets share: a raw TCP client and live-server helpers. Not a product.
         .target(
             name: "GronaMockTestSupport",
-            dependencies: ["GronaMockHTTP"],
+            dependencies: ["GronaMockHTTP", "GronaMockTLS"],
             path: "Tests/GronaMockTestSupport"
         ),
         /// The HTTP core alone, with toy routes and no engine.
@@ -116,6 +116,14 @@ let package = Package(
             name: "GronaMockLoadTests",
             // The engine and SQLite start a grona-mock in the process for short runs of the fleet against it.
             dependencies: ["GronaMockLoad", "GronaMock", "GronaMockSQLite", "GronaMockTestSupport"]
+        ),
+        /// HTTPS: the TLS transport under the HTTP core and the engine, checked with curl, Python's ssl and
+        /// openssl s_client; the local CA; `grona-mock tls` and `serve --tls-port`.
+        .testTarget(
+            name: "GronaMockTLSTests",
+            dependencies: [
+                "GronaMockTLS", "GronaMockHTTP", "GronaMock", "GronaMockSQLite", "GronaMockTestSupport", "grona-mock",
+            ]
         ),
         .testTarget(
             name: "GronaMockTestingTests",

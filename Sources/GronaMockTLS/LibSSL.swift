@@ -19,6 +19,9 @@ package struct TLSError: Error, Sendable, CustomStringConvertible {
         self.description = description
     }
 
+    /// A blocking client's read or handshake that gave up at its socket's timeout.
+    package var isTimeout: Bool { description.hasSuffix("timed out") }
+
     /// What OpenSSL queued for `operation`, taking its whole queue so that one failure is never reported
     /// against the next call.
     static func openSSL(_ operation: String) -> TLSError {

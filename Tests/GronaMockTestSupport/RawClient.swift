@@ -1,5 +1,6 @@
 import Foundation
 import GronaMockHTTP
+import GronaMockTLS
 
 #if canImport(Glibc)
 import Glibc
@@ -30,6 +31,8 @@ package final class RawClient {
     private let fd: Int32
     private var buffer: [UInt8] = []
     private var isClosed = false
+    /// Set by `startTLS`: every read and write then goes through it, so the same checks run over HTTPS.
+    private var tls: TLSClientSession?
 
     /// Connects to 127.0.0.1:`port`; every read gives up after `timeout` seconds.
     package init(port: Int, timeout: Double = 5) throws {
@@ -62,6 +65,31 @@ package final class RawClient {
 
     deinit { closeNow() }
 
+    /// Connects to 127.0.0.1:`port` and completes a TLS handshake that verifies the server as `host`.
+    package convenience init(port: Int, tls context: ClientTLSContext, host: String = "127.0.0.1", timeout: Double = 5)
+        throws
+    {
+        try self.init(port: port, timeout: timeout)
+        tls = try context.connect(fd: fd, host: host)
+    }
+
+    /// The TLS version and ALPN protocol negotiated, and the server certificate's serial (nil in the clear).
+    package var tlsVersion: String? { tls?.version }
+    package var alpn: String? { tls?.alpn }
+    package var serverCertificateSerial: String? { tls?.peerSerial }
+
+    /// One read: from TLS when started, else the socket. 0 at the end of the stream, negative on an error.
+    private func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let tls else { return recv(fd, buffer.baseAddress, buffer.count, 0) }
+        do {
+            return try tls.read(into: buffer)
+        } catch {
+            // A timeout reads as one; any other failure ends the stream, as a reset does.
+            errno = error.isTimeout ? EAGAIN : ECONNRESET
+            return -1
+        }
+    }
+
     /// Closes the socket (a FIN, or a reset when unread bytes remain), as a client that gives up does.
     package func closeNow() {
         guard !isClosed else { return }
@@ -79,6 +107,14 @@ package final class RawClient {
 
     package func send(_ bytes: [UInt8]) throws {
         var offset = 0
+        if let tls {
+            do {
+                try tls.write(bytes)
+                return
+            } catch {
+                throw Failure(description: "TLS send failed: \(error)")
+            }
+        }
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes {
                 Self.sendWithoutSignal(fd, $0.baseAddress, $0.count)
@@ -108,7 +144,11 @@ package final class RawClient {
     }
 
     /// Half-closes the sending side, as `curl` does after an upload with `Connection: close`.
-    package func finishSending() { shutdown(fd, Int32(SHUT_WR)) }
+    package func finishSending() {
+        // Over TLS, close_notify first: the TLS way of saying the same (RFC 8446 §6.1).
+        tls?.closeNotify()
+        shutdown(fd, Int32(SHUT_WR))
+    }
 
     /// Reads one response; `forHead` reads no body whatever Content-Length says.
     package func readResponse(forHead: Bool = false) throws -> Response {
@@ -164,7 +204,7 @@ package final class RawClient {
         buffer = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let count = chunk.withUnsafeMutableBytes { receive(into: $0) }
             if count == 0 || (count < 0 && errno == ECONNRESET) { return received }
             guard count > 0 else { throw Failure(description: "the server kept the connection open (errno \(errno))") }
             received += chunk[..<count]
@@ -183,7 +223,7 @@ package final class RawClient {
     package func isClosedByServer() -> Bool {
         guard buffer.isEmpty else { return false }
         var byte: UInt8 = 0
-        let count = recv(fd, &byte, 1, 0)
+        let count = withUnsafeMutableBytes(of: &byte) { receive(into: $0) }
         return count == 0 || (count < 0 && errno == ECONNRESET)
     }
 
@@ -200,7 +240,7 @@ package final class RawClient {
 
     private func receiveMore() throws {
         var chunk = [UInt8](repeating: 0, count: 65536)
-        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        let count = chunk.withUnsafeMutableBytes { receive(into: $0) }
         guard count > 0 else {
             throw Failure(description: count == 0 ? "connection closed by server" : "recv failed: errno \(errno)")
         }
