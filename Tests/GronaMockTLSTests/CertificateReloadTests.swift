@@ -1,0 +1,86 @@
+import Foundation
+import GronaMockHTTP
+import GronaMockTLS
+import GronaMockTestSupport
+import Testing
+
+/// A certificate reissued while the server runs is served to new connections; a bad new pair keeps the old
+/// one serving, with a log line saying why.
+@Suite("Certificate reload")
+struct CertificateReloadTests {
+    final class Lines: @unchecked Sendable {
+        private let lock = NSLock()
+        private var lines: [String] = []
+        func append(_ line: String) { lock.withLock { lines.append(line) } }
+        var all: [String] { lock.withLock { lines } }
+    }
+
+    /// The serial of the certificate a new connection is served.
+    static func servedSerial(_ port: Int, _ certificates: TestCertificates) throws -> String? {
+        try RawClient(port: port, tls: certificates.client).serverCertificateSerial
+    }
+
+    static func fileSerial(_ path: String) throws -> String {
+        let run = try runTool(["openssl", "x509", "-in", path, "-noout", "-serial"])
+        return run.output.replacingOccurrences(of: "serial=", with: "").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test(
+        "tls init run again while serving: new connections get the new certificate, open ones go on",
+        arguments: PollerBackend.allCases)
+    func reissued(backend: PollerBackend) throws {
+        let certificates = try TestCertificates()
+        let lines = Lines()
+        var configuration = testServerConfiguration()
+        configuration.pollerBackend = backend
+        configuration.idleTimeout = .seconds(30)
+        configuration.listeners = [try certificates.listener(logger: Logger { lines.append($0) })]
+        try withLiveServer(configuration) { server in
+            let first = try Self.fileSerial(certificates.directory.serverCertificate)
+            let open = try RawClient(port: server.tlsPort, tls: certificates.client)
+            #expect(open.serverCertificateSerial == first)
+
+            _ = try LocalAuthority.initialize(certificates.directory, names: [], machineNames: false)
+            let second = try Self.fileSerial(certificates.directory.serverCertificate)
+            #expect(second != first)
+            #expect(try eventually { try Self.servedSerial(server.tlsPort, certificates) == second })
+            #expect(lines.all.contains { $0.contains("TLS certificate reloaded") })
+            // The connection opened before keeps working.
+            try open.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try open.readResponse().status == 200)
+        }
+    }
+
+    @Test("a bad new certificate or a key that does not match keeps the previous certificate serving, and says why")
+    func badReplacementKeepsTheOld() throws {
+        let certificates = try TestCertificates()
+        let other = try TestCertificates()
+        let lines = Lines()
+        var configuration = testServerConfiguration()
+        configuration.listeners = [try certificates.listener(logger: Logger { lines.append($0) })]
+        try withLiveServer(configuration) { server in
+            let serving = try Self.fileSerial(certificates.directory.serverCertificate)
+            let directory = certificates.directory
+            // Not a certificate at all.
+            try Data("not a certificate\n".utf8).write(to: URL(fileURLWithPath: directory.serverCertificate))
+            // The files are looked at as connections arrive: each try is one.
+            #expect(
+                try eventually {
+                    try Self.servedSerial(server.tlsPort, certificates) == serving
+                        && lines.all.contains { $0.contains("TLS certificate not reloaded") }
+                })
+            // A valid certificate whose key is another's.
+            try FileManager.default.removeItem(atPath: directory.serverCertificate)
+            try FileManager.default.copyItem(
+                atPath: other.directory.serverCertificate, toPath: directory.serverCertificate)
+            #expect(
+                try eventually {
+                    try Self.servedSerial(server.tlsPort, certificates) == serving
+                        && lines.all.filter { $0.contains("TLS certificate not reloaded") }.count >= 2
+                })
+            let last = lines.all.last { $0.contains("not reloaded") } ?? ""
+            #expect(last.contains("key values mismatch"), "\(last)")
+            #expect(try Self.servedSerial(server.tlsPort, certificates) == serving)
+        }
+    }
+}
