@@ -3,6 +3,7 @@ import GronaMock
 import GronaMockHTTP
 import GronaMockJSON
 import GronaMockSQLite
+import GronaMockTLS
 
 /// A grona-mock engine running inside a test process: what an SDK's tests start, use and stop.
 ///
@@ -14,6 +15,8 @@ import GronaMockSQLite
 public final class GronaMockTestServer: Sendable {
     /// Where the SDK under test should point: `http://127.0.0.1:<port>`.
     public let baseURL: URL
+    /// With `Options.tls`: the throwaway CA that signed the mock's certificate (see `makeURLSession`).
+    public let certificateAuthority: CertificateAuthority?
 
     private let engine: GronaMock.GronaMockServer
     private let temporaryDirectory: URL
@@ -33,18 +36,29 @@ public final class GronaMockTestServer: Sendable {
         public var keysDirectory: URL?
         /// Keep at most this many events, dropping the oldest; nil keeps them all.
         public var maxEvents: Int?
+        /// Serve HTTPS only, with a certificate for 127.0.0.1 and localhost from a CA made for this server
+        /// alone; `baseURL` is then `https://127.0.0.1:<port>`.
+        public var tls: Bool
 
-        public init(workspacesDirectory: URL? = nil, keysDirectory: URL? = nil, maxEvents: Int? = nil) {
+        public init(
+            workspacesDirectory: URL? = nil, keysDirectory: URL? = nil, maxEvents: Int? = nil, tls: Bool = false
+        ) {
             self.workspacesDirectory = workspacesDirectory
             self.keysDirectory = keysDirectory
             self.maxEvents = maxEvents
+            self.tls = tls
         }
     }
 
-    private init(engine: GronaMock.GronaMockServer, baseURL: URL, temporaryDirectory: URL) {
+    private init(
+        engine: GronaMock.GronaMockServer, baseURL: URL, temporaryDirectory: URL,
+        certificateAuthority: CertificateAuthority?
+    ) {
         self.engine = engine
         self.baseURL = baseURL
         self.temporaryDirectory = temporaryDirectory
+        self.certificateAuthority = certificateAuthority
+        certificateAuthority?.register(for: baseURL)
     }
 
     /// Starts a mock on 127.0.0.1, port 0. Throws `GronaMockTestError` naming what could not be loaded.
@@ -66,6 +80,14 @@ public final class GronaMockTestServer: Sendable {
             storage: .sqlite(path: temporary.appendingPathComponent("events.sqlite").path),
             maxEvents: options.maxEvents)
         configuration.reloadInterval = .milliseconds(200)
+        let authority: CertificateAuthority?
+        do {
+            authority = try options.tls ? CertificateAuthority.throwaway(in: temporary) : nil
+            if let authority { configuration.http.listeners = [try authority.listener()] }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
         do {
             let engine = try GronaMock.GronaMockServer.start(configuration, logger: .silent)
             guard let url = URL(string: engine.url) else {
@@ -73,7 +95,8 @@ public final class GronaMockTestServer: Sendable {
                 engine.wait()
                 throw GronaMockTestError("the server reported an unusable URL \(engine.url)")
             }
-            return GronaMockTestServer(engine: engine, baseURL: url, temporaryDirectory: temporary)
+            return GronaMockTestServer(
+                engine: engine, baseURL: url, temporaryDirectory: temporary, certificateAuthority: authority)
         } catch let error as StartupError {
             try? FileManager.default.removeItem(at: temporary)
             throw GronaMockTestError("grona-mock could not start: \(error)")
@@ -101,6 +124,7 @@ public final class GronaMockTestServer: Sendable {
             // `wait` blocks until the server has stopped, so it runs on a thread of its own, never on the
             // caller's executor.
             Thread.detachNewThread { [self] in
+                certificateAuthority?.unregister(for: baseURL)
                 engine.shutdown()
                 engine.wait()
                 try? FileManager.default.removeItem(at: temporaryDirectory)
@@ -117,6 +141,7 @@ public final class GronaMockTestServer: Sendable {
     deinit {
         // A server dropped without stop() must not keep its threads and port for the rest of the run.
         if lifecycle.withLock({ if case .running = $0 { true } else { false } }) {
+            certificateAuthority?.unregister(for: baseURL)
             engine.shutdown()
             try? FileManager.default.removeItem(at: temporaryDirectory)
         }

@@ -1,0 +1,163 @@
+#if canImport(FoundationNetworking)
+import Foundation
+import FoundationNetworking
+import GronaMockHTTP
+import GronaMockTLS
+
+/// On Linux, the HTTPS requests of `makeURLSession` sessions to a test mock: FoundationNetworking's libcurl
+/// cannot be given a CA, so these requests go over OpenSSL with the mock's own CA instead (the certificate
+/// verified, host name included), as HTTP/1.1 with one connection per request. Any other URL is not taken,
+/// and reaches libcurl as usual.
+final class MockTLSURLProtocol: URLProtocol {
+    /// The CA of each running TLS mock, by `host:port`.
+    private static let trusted = Mutex<[String: CertificateAuthority]>([:])
+
+    static func trust(_ authority: CertificateAuthority, for baseURL: URL) {
+        trusted.withLock { $0[key(baseURL)] = authority }
+    }
+
+    static func forget(_ baseURL: URL) {
+        _ = trusted.withLock { $0.removeValue(forKey: key(baseURL)) }
+    }
+
+    private static func key(_ url: URL) -> String { "\(url.host ?? ""):\(url.port ?? 443)" }
+
+    private static func authority(for url: URL?) -> CertificateAuthority? {
+        guard let url, url.scheme == "https" else { return nil }
+        return trusted.withLock { $0[key(url)] }
+    }
+
+    override class func canInit(with request: URLRequest) -> Bool { authority(for: request.url) != nil }
+
+    override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
+
+    override func startLoading() {
+        // The exchange blocks on its socket: never on the session's queue. Only that thread uses the protocol
+        // object from then on (URLProtocol is not Sendable; its client calls are made from any thread).
+        let box = Handoff(self)
+        Thread.detachNewThread { box.value.load() }
+    }
+
+    override func stopLoading() {}
+
+    private func load() {
+        guard let url = request.url, let host = url.host, let authority = Self.authority(for: url) else {
+            client?.urlProtocol(self, didFailWithError: URLError(.unsupportedURL))
+            return
+        }
+        do {
+            let reply = try HTTPSExchange.perform(
+                request, host: host, port: url.port ?? 443, context: authority.client)
+            guard
+                let response = HTTPURLResponse(
+                    url: url, statusCode: reply.status, httpVersion: "HTTP/1.1", headerFields: reply.headers)
+            else { throw URLError(.badServerResponse) }
+            client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
+            if !reply.body.isEmpty { client?.urlProtocol(self, didLoad: Data(reply.body)) }
+            client?.urlProtocolDidFinishLoading(self)
+        } catch let error as URLError {
+            client?.urlProtocol(self, didFailWithError: error)
+        } catch {
+            client?.urlProtocol(
+                self,
+                didFailWithError: URLError(.secureConnectionFailed, userInfo: [NSLocalizedDescriptionKey: "\(error)"]))
+        }
+    }
+}
+
+/// Hands one object to the thread that alone uses it from then on.
+private struct Handoff<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// One HTTP/1.1 request and its answer over TLS, `Connection: close`, on a blocking socket.
+enum HTTPSExchange {
+    struct Reply {
+        var status: Int
+        var headers: [String: String]
+        var body: [UInt8]
+    }
+
+    static func perform(
+        _ request: URLRequest, host: String, port: Int, context: ClientTLSContext
+    ) throws -> Reply {
+        let timeout = Int(max(1, min(request.timeoutInterval, 120)))
+        let fd = try Socket.connect(host: host, port: String(port), timeoutSeconds: timeout)
+        defer { close(fd) }
+        let session = try context.connect(fd: fd, host: host)
+        let method = request.httpMethod ?? "GET"
+        let body = request.httpBody.map { Array($0) } ?? request.httpBodyStream.map(drain) ?? []
+        var target = request.url?.path.isEmpty == false ? request.url?.path ?? "/" : "/"
+        if let query = request.url?.query { target += "?" + query }
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n"
+        for (name, value) in request.allHTTPHeaderFields ?? [:]
+        where !["host", "connection", "content-length"].contains(name.lowercased()) {
+            head += "\(name): \(value)\r\n"
+        }
+        if !body.isEmpty || ["POST", "PUT", "PATCH"].contains(method) { head += "Content-Length: \(body.count)\r\n" }
+        try session.write(Array((head + "\r\n").utf8) + body)
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while received.count < 64 * 1024 * 1024 {
+            let count = try buffer.withUnsafeMutableBytes { try session.read(into: $0) }
+            if count == 0 { break }
+            received += buffer.prefix(count)
+        }
+        return try parse(received, isHead: method == "HEAD")
+    }
+
+    private static func drain(_ stream: InputStream) -> [UInt8] {
+        stream.open()
+        defer { stream.close() }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while case let count = stream.read(&buffer, maxLength: buffer.count), count > 0 {
+            bytes += buffer.prefix(count)
+        }
+        return bytes
+    }
+
+    /// The status line, header fields (repeated names joined with ", ", RFC 9110 §5.3) and the body, read to
+    /// the close or by its chunked framing.
+    static func parse(_ bytes: [UInt8], isHead: Bool) throws -> Reply {
+        let separator: [UInt8] = [13, 10, 13, 10]
+        guard let end = (0..<max(0, bytes.count - 3)).first(where: { Array(bytes[$0..<$0 + 4]) == separator }) else {
+            throw URLError(.badServerResponse)
+        }
+        let lines = String(decoding: bytes[..<end], as: UTF8.self).components(separatedBy: "\r\n")
+        let statusParts = lines.first?.split(separator: " ") ?? []
+        guard statusParts.count >= 2, let status = Int(statusParts[1]) else { throw URLError(.badServerResponse) }
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = String(line[..<colon])
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[name] = headers[name].map { "\($0), \(value)" } ?? value
+        }
+        var body = isHead ? [] : Array(bytes[(end + 4)...])
+        let chunked = headers.first { $0.key.lowercased() == "transfer-encoding" }?.value.lowercased() == "chunked"
+        if chunked { body = try unchunk(body) }
+        return Reply(status: status, headers: headers, body: body)
+    }
+
+    private static func unchunk(_ bytes: [UInt8]) throws -> [UInt8] {
+        var body: [UInt8] = []
+        var index = 0
+        while let lineEnd = (index..<max(index, bytes.count - 1)).first(where: {
+            bytes[$0] == 13 && bytes[$0 + 1] == 10
+        }) {
+            let sizeText = String(decoding: bytes[index..<lineEnd], as: UTF8.self).split(separator: ";").first ?? ""
+            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16), size >= 0 else {
+                throw URLError(.badServerResponse)
+            }
+            if size == 0 { return body }
+            let start = lineEnd + 2
+            guard start + size <= bytes.count else { throw URLError(.networkConnectionLost) }
+            body += bytes[start..<start + size]
+            index = start + size + 2
+        }
+        throw URLError(.networkConnectionLost)
+    }
+}
+#endif
