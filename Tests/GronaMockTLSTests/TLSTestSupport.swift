@@ -97,3 +97,17 @@ private final class Collected: @unchecked Sendable {
 
 /// A certificate from another CA, which clients that trust ours must refuse.
 func otherAuthority() throws -> TestCertificates { try TestCertificates() }
+
+/// The `grona-mock` binary SwiftPM built beside the test bundle.
+var gronaMockExecutable: String {
+    let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    let beside = products.appendingPathComponent("grona-mock")
+    if FileManager.default.isExecutableFile(atPath: beside.path) { return beside.path }
+    return products.deletingLastPathComponent().appendingPathComponent("grona-mock").path
+}
+
+/// Runs `grona-mock ARGUMENTS` to its end, with `environment` as its whole environment (and PATH).
+func grona(_ arguments: [String], environment: [String: String] = [:]) throws -> ToolRun {
+    let settings = (["PATH=/usr/bin:/bin"] + environment.map { "\($0.key)=\($0.value)" })
+    return try runTool(["-i"] + settings + [gronaMockExecutable] + arguments)
+}
