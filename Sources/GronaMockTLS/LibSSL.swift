@@ -66,6 +66,10 @@ final class ServerTLSContext: @unchecked Sendable {
         // `hasBufferedInput`, since no readiness event will.
         SSL_CTX_ctrl(context, SSL_CTRL_SET_READ_AHEAD, 1, nil)
         SSL_CTX_set_alpn_select_cb(context, selectHTTP11, nil)
+        // Resumption by session tickets only (RFC 8446 §4.6.1, RFC 5077): no server-side store that grows with
+        // every full handshake and is locked by every loop, as nginx's default `ssl_session_cache none`.
+        SSL_CTX_ctrl(
+            context, SSL_CTRL_SET_SESS_CACHE_MODE, Int(SSL_SESS_CACHE_SERVER | SSL_SESS_CACHE_NO_INTERNAL_STORE), nil)
         let sessionContext: [UInt8] = Array("grona-mock".utf8)
         SSL_CTX_set_session_id_context(context, sessionContext, UInt32(sessionContext.count))
         guard SSL_CTX_use_certificate_chain_file(context, certificateFile) == 1 else {

@@ -73,12 +73,13 @@ extension GronaMockTestServer {
     /// over OpenSSL with the CA (HTTP/1.1, one connection per request), and leaves every other URL to libcurl.
     /// Without `tls`, the session is a plain one.
     public func makeURLSession(configuration: URLSessionConfiguration = .ephemeral) -> URLSession {
-        guard let certificateAuthority else { return URLSession(configuration: configuration) }
         #if canImport(FoundationNetworking)
-        configuration.protocolClasses = [MockTLSURLProtocol.self] + (configuration.protocolClasses ?? [])
-        _ = certificateAuthority
+        if certificateAuthority != nil {
+            configuration.protocolClasses = [MockTLSURLProtocol.self] + (configuration.protocolClasses ?? [])
+        }
         return URLSession(configuration: configuration)
         #elseif canImport(Security)
+        guard let certificateAuthority else { return URLSession(configuration: configuration) }
         return URLSession(
             configuration: configuration, delegate: AnchoredTrust(der: certificateAuthority.der), delegateQueue: nil)
         #else

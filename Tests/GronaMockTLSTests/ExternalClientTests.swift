@@ -111,6 +111,27 @@ struct ExternalClientTests {
         }
     }
 
+    @Test("sessions resume by ticket, in TLS 1.3 and 1.2", arguments: ["-tls1_3", "-tls1_2"])
+    func resumption(option: String) throws {
+        let certificates = try TestCertificates()
+        let session = certificates.root.appendingPathComponent("session.pem").path
+        try withLiveServer(try tlsConfiguration(.platformDefault, certificates)) { server in
+            let address = "127.0.0.1:\(server.tlsPort)"
+            // -ign_eof: the first client stays until the server closes (its header timeout), so that the
+            // tickets sent after a TLS 1.3 handshake are read and saved.
+            let first = try runTool([
+                "openssl", "s_client", "-connect", address, option, "-CAfile", certificates.caFile, "-sess_out",
+                session,
+                "-ign_eof",
+            ])
+            #expect(first.output.contains("New, TLSv1."), "\(first.all)")
+            let second = try runTool([
+                "openssl", "s_client", "-connect", address, option, "-CAfile", certificates.caFile, "-sess_in", session,
+            ])
+            #expect(second.output.contains("Reused, TLSv1."), "\(second.all)")
+        }
+    }
+
     /// The client is made to offer the old protocol (SECLEVEL=0 lets Debian's OpenSSL send a TLS 1.0 or 1.1
     /// ClientHello at all), so a failure can only be the server's: its `protocol_version` alert (RFC 8446
     /// §6.2, alert 70) is what the client reports.
