@@ -120,6 +120,36 @@ struct EngineOverTLSTests {
         }
     }
 
+    /// The open connections the engine's health route counts, read over plain HTTP.
+    static func openConnections(_ port: Int) throws -> Int {
+        let health = try fetch(port, "GET /_mock/health HTTP/1.1\r\nHost: x\r\n\r\n")
+        return try JSONParser().parse(health.body)["connections"]?["open"]?.doubleValue.map { Int($0) } ?? -1
+    }
+
+    @Test(
+        "an events upload over TLS cut at any byte, then closed or reset, leaves no connection open",
+        arguments: PollerBackend.allCases)
+    func cutUploads(backend: PollerBackend) throws {
+        try Self.withEngine(backend) { _, certificates, ports in
+            let body = Self.batch(eventID: "e-cut")
+            let request =
+                Array(
+                    ("POST /v1/mobile/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                        + "Content-Length: \(body.count)\r\n\r\n").utf8) + body
+            for cut in [1, 20, request.count - body.count - 2, request.count - body.count / 2, request.count - 1] {
+                for reset in [false, true] {
+                    let client = try RawClient(port: ports.tls, tls: certificates.client)
+                    try client.send(Array(request.prefix(cut)))
+                    if reset { client.reset() } else { client.closeNow() }
+                    // The health request itself is the one connection left.
+                    #expect(
+                        try eventually { try Self.openConnections(ports.plain) == 1 },
+                        "a connection was left open after \(reset ? "a reset" : "a close") at byte \(cut)")
+                }
+            }
+        }
+    }
+
     @Test("pipelined SDK requests on one TLS connection are answered in order", arguments: PollerBackend.allCases)
     func pipelined(backend: PollerBackend) throws {
         try Self.withEngine(backend) { _, certificates, ports in
