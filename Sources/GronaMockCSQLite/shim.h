@@ -18,7 +18,8 @@ static inline int grona_sqlite3_disable_memory_statistics(void) {
 }
 /// sqlite3_wal_hook takes a C function. This one records the pages in the write-ahead log after each commit into
 /// `*pages`, and past 1,000 pages checkpoints as SQLite's own automatic checkpoint does (registering a hook
-/// replaces it): a writer that never finds time for the upkeep between groups still keeps the log bounded.
+/// replaces it): a writer that never finds time for the upkeep between groups, or that the checkpoint thread cannot keep
+/// up with, still keeps the log bounded. While that thread holds the checkpoint lock, this PASSIVE one returns at once.
 static int grona_sqlite3_record_wal_pages(void *pages, sqlite3 *db, const char *name, int count) {
     *(int *)pages = count;
     if (count >= 1000) {

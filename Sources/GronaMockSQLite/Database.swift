@@ -17,9 +17,13 @@ final class Database: @unchecked Sendable {
     private let readers: [Reader]
     private let nextReader = Atomic<Int>(0)
     let path: String
+    /// Copies the write-ahead log back beside the writer; nil for an in-memory database, which has no log.
+    let checkpointer: Checkpointer?
 
     /// Opens or creates the database at `path` (`:memory:` for a private one) and applies migrations.
-    init(path: String, readers count: Int = 4) throws(SQLiteError) {
+    init(
+        path: String, readers count: Int = 4, beforeCheckpoint: @escaping @Sendable () -> Void = {}
+    ) throws(SQLiteError) {
         let connection = try SQLiteConnection(path: path)
         try connection.enableWriteAheadLog()
         try connection.execute("PRAGMA synchronous=NORMAL")
@@ -31,9 +35,14 @@ final class Database: @unchecked Sendable {
         if connection.fileName != nil {
             for _ in 0..<max(1, count) { readers.append(Reader(try SQLiteConnection(path: path))) }
             connection.trackWriteAheadLog()
+            checkpointer = try Checkpointer(path: path, beforeCheckpoint: beforeCheckpoint)
+        } else {
+            checkpointer = nil
         }
         self.readers = readers
     }
+
+    deinit { checkpointer?.stop() }
 
     /// One reading connection and the lock that every use of it holds.
     private final class Reader {

@@ -20,6 +20,15 @@ public final class SQLiteStorage: GronaStorage {
         }
     }
 
+    /// For tests: `beforeCheckpoint` runs on the checkpoint thread before each checkpoint.
+    init(path: String, beforeCheckpoint: @escaping @Sendable () -> Void) throws(StorageError) {
+        do {
+            database = try Database(path: path, beforeCheckpoint: beforeCheckpoint)
+        } catch {
+            throw StorageError(error)
+        }
+    }
+
     /// The linked SQLite's version, for `--version`.
     public static var libraryVersion: String { SQLiteConnection.libraryVersion }
 
@@ -75,24 +84,20 @@ public final class SQLiteStorage: GronaStorage {
         }
     }
 
-    /// The write-ahead log's length, in pages, past which an idle writer copies it back: short of the
-    /// 1,000 pages at which SQLite checkpoints inside a COMMIT, and no more often than that (each checkpoint
-    /// costs a sync of the database file, so smaller ones cost throughput).
+    /// The write-ahead log's length, in pages, past which an idle writer asks for it to be copied back: short
+    /// of the 1,000 pages at which SQLite checkpoints inside a COMMIT, and no more often than that (each
+    /// checkpoint costs a sync of both files).
     static let checkpointPages = 700
 
-    /// Copies the write-ahead log back into the database once it passed `checkpointPages`, on the writer's
-    /// connection and thread while it has nothing queued, so the log is copied whole and starts over on the
-    /// next commit. Otherwise SQLite does it inside the COMMIT that takes the log past 1,000 pages, and that
-    /// group's answers, and every request behind them, wait for the copy and the sync of the database file:
-    /// measured with `grona-mock load`, checkpoints inside commits were most of the events endpoint's p99.
-    /// A writer kept busy without a pause still checkpoints inside its commits, so its peak is unchanged.
+    /// Asks the checkpoint thread (`Checkpointer`) to copy the write-ahead log back once it passed
+    /// `checkpointPages`, and returns at once: the copy runs on a connection of its own while the writer goes
+    /// on committing. Otherwise SQLite does it inside the COMMIT that takes the log past 1,000 pages, and that
+    /// group's answers, and every request behind them, wait for the copy and the syncs: measured with
+    /// `grona-mock load`, those waits were most of the events endpoint's p99 (issue 14).
     public func maintainAfterCommit() throws(StorageError) {
-        try run { () throws(SQLiteError) in
-            try database.withConnection { connection throws(SQLiteError) in
-                guard connection.writeAheadLogPages >= Self.checkpointPages else { return }
-                try connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
-            }
-        }
+        guard let checkpointer = database.checkpointer else { return }
+        let pages = database.withConnection { $0.writeAheadLogPages }
+        if pages >= Self.checkpointPages { checkpointer.request() }
     }
 
     public func eventCount() throws(StorageError) -> Int {

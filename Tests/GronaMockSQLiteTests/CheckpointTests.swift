@@ -1,11 +1,15 @@
+import Dispatch
 import Foundation
 import GronaMock
+import GronaMockTestSupport
+import Synchronization
 import Testing
 
 @testable import GronaMockSQLite
 
-/// The write-ahead log is copied back by `maintainAfterCommit` when the writer is idle, before SQLite's own
-/// checkpoint inside a COMMIT (at 1,000 pages) is needed; commits alone still keep it bounded at that limit.
+/// The write-ahead log is copied back by the checkpoint thread, asked for by `maintainAfterCommit` when the writer
+/// is idle, before SQLite's own checkpoint inside a COMMIT (at 1,000 pages) is needed; commits alone still keep it
+/// bounded at that limit, and no commit waits for the checkpoint thread.
 @Suite struct CheckpointTests {
     /// 40 commits of 200 events with 2 KB blobs: about 4,000 pages of log, four times the checkpoint limit.
     private static func commitGroups(_ storage: SQLiteStorage, maintaining: Bool) throws {
@@ -13,7 +17,10 @@ import Testing
         for group in 0..<40 {
             let events = (0..<200).map { index in event("g\(group)-\(index)", json: blob) }
             _ = try storage.commit([.batch(EventBatch(workspaceKey: "acme", accepted: events, rejected: []))])
-            if maintaining { try storage.maintainAfterCommit() }
+            guard maintaining else { continue }
+            try storage.maintainAfterCommit()
+            // An idle writer: the next batch arrives after the copy is done.
+            #expect(eventually { storage.database.checkpointer?.isIdle == true })
         }
     }
 
@@ -49,5 +56,56 @@ import Testing
         let bytes = Self.walBytes(file)
         // Past the limit by at most a group (about 120 pages here), and never the whole 16 MB written.
         #expect(bytes >= Self.inCommitLimit && bytes < Self.inCommitLimit + 2 * 1024 * 1024, "\(bytes) bytes")
+    }
+
+    @Test("commits go on while the checkpoint thread copies the log, and the log starts over after it")
+    func commitsDoNotWaitForTheCheckpoint() throws {
+        let file = try TemporaryDatabase()
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let holdFirst = Mutex(true)
+        // The first checkpoint waits on the test before it copies anything.
+        let storage = try SQLiteStorage(path: file.path) {
+            let first = holdFirst.withLock { hold in
+                defer { hold = false }
+                return hold
+            }
+            guard first else { return }
+            entered.signal()
+            release.wait()
+        }
+        let blob = Array("{\"pad\":\"\(String(repeating: "x", count: 2_000))\"}".utf8)
+        var group = 0
+        var stored = 0
+        func commit(events: Int) throws {
+            let batch = (0..<events).map { index in Self.event("g\(group)-\(index)", json: blob) }
+            _ = try storage.commit([.batch(EventBatch(workspaceKey: "acme", accepted: batch, rejected: []))])
+            try storage.maintainAfterCommit()
+            group += 1
+            stored += events
+        }
+        // About 110 pages a group of 100: the seventh passes 700 and asks for a checkpoint.
+        while storage.database.checkpointer?.isIdle == true, group < 20 { try commit(events: 100) }
+        #expect(entered.wait(timeout: .now() + 10) == .success, "no checkpoint was asked for after \(group) groups")
+        // The checkpoint thread is held before its copy: the writer commits and answers anyway (small groups, so
+        // that the log stays short of the 1,000 pages at which the commit would copy it itself). Were a commit to
+        // wait for that thread, this loop would never end: the watchdog turns that into a failure.
+        let watchdogFired = Mutex(false)
+        let watchdog = DispatchWorkItem {
+            watchdogFired.withLock { $0 = true }
+            release.signal()
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: watchdog)
+        for _ in 0..<5 { try commit(events: 5) }
+        #expect(!watchdogFired.withLock { $0 }, "a commit waited for the checkpoint thread")
+        watchdog.cancel()
+        release.signal()
+        #expect(eventually { storage.database.checkpointer?.isIdle == true })
+        #expect((storage.database.checkpointer?.checkpoints ?? 0) >= 1)
+        // The log was copied whole, so the next commit writes it from its start again: six more groups (another
+        // 660 pages) leave the file, as long as the longest the log has been, under 1,000 pages.
+        for _ in 0..<6 { try commit(events: 100) }
+        #expect(try storage.eventCount() == stored)
+        #expect(Self.walBytes(file) < Self.inCommitLimit, "write-ahead log of \(Self.walBytes(file)) bytes")
     }
 }
