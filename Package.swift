@@ -57,7 +57,17 @@ let package = Package(
         /// database.
         .target(
             name: "GronaMock",
-            dependencies: ["GronaMockJSON", "GronaMockHTTP", "GronaMockCOpenSSL", "GronaMockCZlib"]
+            dependencies: ["GronaMockJSON", "GronaMockHTTP", "GronaMockCOpenSSL", "GronaMockCZlib"],
+            // The dashboard's HTML, CSS and JavaScript are compiled in by the plugin, not copied as resources.
+            exclude: ["Dashboard/Assets"],
+            plugins: ["EmbedDashboardAssets"]
+        ),
+        /// Writes the dashboard's files as one Swift file of string literals, for the plugin below.
+        .executableTarget(name: "grona-mock-embed-assets", path: "Sources/GronaMockEmbedAssets"),
+        /// Embeds `Sources/GronaMock/Dashboard/Assets` in the engine at build time: one binary serves them.
+        .plugin(
+            name: "EmbedDashboardAssets", capability: .buildTool(), dependencies: ["grona-mock-embed-assets"],
+            path: "Sources/GronaMockDashboardPlugin"
         ),
         /// `GronaStorage` on SQLite: one writer, a pool of readers (WAL). The only target that sees SQLite.
         .target(

@@ -133,6 +133,7 @@ public final class GronaMockServer: Sendable {
         staticFiles?.register(on: &router, at: ControlRoutes.staticFiles)
         let viewers = LiveViewers(feed: feed, options: configuration.live)
         LiveRoutes.register(on: &router, viewers: viewers)
+        DashboardRoutes.register(on: &router, tokenRequired: configuration.adminToken != nil)
         // What other instances changed before this one started is applied before it serves.
         shared.start(
             RuntimeReplica(

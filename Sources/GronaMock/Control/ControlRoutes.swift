@@ -6,7 +6,7 @@ import GronaMockJSON
 enum ControlRoutes {
     /// The `/_mock` routes anyone may ask: the health routes, which orchestrators probe without credentials,
     /// and the dashboard's page and assets, which hold no data and must load to ask for the token.
-    static let publicPatterns = HealthRoutes.patterns
+    static let publicPatterns = HealthRoutes.patterns.union(DashboardRoutes.patterns)
 
     /// The `/_mock` control API: behind the admin token, and run off the event loops.
     static let group = RouteGroup.prefix("/_mock/", except: publicPatterns)
