@@ -37,42 +37,81 @@ enum LiveEventText {
         output.append(contentsOf: "{\"missed\":\(missed)}\n\n".utf8)
     }
 
+    /// A batch's events as SSE text, made once by the first viewer that reads the batch and shared by all the
+    /// others: ten viewers cost one formatting of each event, not ten. With what the filters look at.
+    struct Formatted: Sendable {
+        /// Every event's text, one after the other; event `i` ends at `ends[i]`.
+        var bytes: [UInt8] = []
+        var ends: [Int] = []
+        var keys: [Keys] = []
+
+        /// What a filter compares, per event.
+        struct Keys: Sendable {
+            var type: String?
+            var install: String
+            /// The event's `campaignID` and the campaigns of the treatments it claims; none for a rejected one.
+            var campaigns: [String]
+        }
+
+        func text(_ position: Int) -> ArraySlice<UInt8> {
+            bytes[(position == 0 ? 0 : ends[position - 1])..<ends[position]]
+        }
+    }
+
     /// Appends the events of `entry` numbered above `cursor` that pass `filter`; answers the id of the last
     /// one looked at.
     static func append(
         _ entry: LiveFeed.Entry, after cursor: Int, filter: LiveFilter, to output: inout [UInt8]
     ) -> Int {
+        let last = entry.endID - 1
+        if let workspace = filter.workspace, workspace != entry.batch.workspaceKey { return last }
+        let first = max(0, cursor + 1 - entry.firstID)
+        guard first < entry.count else { return last }
+        let formatted = entry.formatted.get { format(entry) }
+        if filter.type == nil && filter.install == nil && filter.campaign == nil {
+            // Everything after the cursor, in one copy.
+            output.append(contentsOf: formatted.bytes[(first == 0 ? 0 : formatted.ends[first - 1])...])
+            return last
+        }
+        for position in first..<entry.count {
+            let keys = formatted.keys[position]
+            if let type = filter.type, type != keys.type { continue }
+            if let install = filter.install, install != keys.install { continue }
+            if let campaign = filter.campaign, !keys.campaigns.contains(campaign) { continue }
+            output.append(contentsOf: formatted.text(position))
+        }
+        return last
+    }
+
+    /// Every event of a batch as SSE text: the accepted ones in order (a duplicate as `duplicate`), then the
+    /// rejected ones.
+    static func format(_ entry: LiveFeed.Entry) -> Formatted {
         let batch = entry.batch
-        if let workspace = filter.workspace, workspace != batch.workspaceKey { return entry.endID - 1 }
         let rows = batch.accepted
+        var formatted = Formatted()
+        formatted.bytes.reserveCapacity(rows.bytes.count + entry.count * 256)
         var duplicates = entry.duplicateIndexes[...]
         for position in 0..<entry.count {
             let id = entry.firstID + position
             if position < rows.count {
                 while let first = duplicates.first, first < position { duplicates = duplicates.dropFirst() }
-                guard id > cursor, accepts(rows, position, filter) else { continue }
                 let kind: Kind = duplicates.first == position ? .duplicate : .accepted
-                accepted(rows, position, id: id, kind: kind, workspace: batch.workspaceKey, to: &output)
+                accepted(rows, position, id: id, kind: kind, workspace: batch.workspaceKey, to: &formatted.bytes)
+                let row = rows.rows[position]
+                let claimed = rows.treatments[row.treatments].map { rows.string($0.campaignID) }
+                formatted.keys.append(
+                    Formatted.Keys(
+                        type: rows.string(row.type), install: rows.string(row.installID),
+                        campaigns: (row.campaignID.map { [rows.string($0)] } ?? []) + claimed))
             } else {
                 let record = batch.rejected[position - rows.count]
-                guard id > cursor, filter.install.map({ $0 == record.installID }) ?? true else { continue }
                 let type = claimedType(record)
-                guard filter.type.map({ $0 == type }) ?? true, filter.campaign == nil else { continue }
-                rejected(record, type: type, id: id, to: &output)
+                rejected(record, type: type, id: id, to: &formatted.bytes)
+                formatted.keys.append(Formatted.Keys(type: type, install: record.installID, campaigns: []))
             }
+            formatted.ends.append(formatted.bytes.count)
         }
-        return entry.endID - 1
-    }
-
-    private static func accepts(_ rows: EventRows, _ position: Int, _ filter: LiveFilter) -> Bool {
-        let row = rows.rows[position]
-        if let type = filter.type, rows.string(row.type) != type { return false }
-        if let install = filter.install, rows.string(row.installID) != install { return false }
-        if let campaign = filter.campaign {
-            let claimed = rows.treatments[row.treatments].contains { rows.string($0.campaignID) == campaign }
-            return claimed || row.campaignID.map { rows.string($0) == campaign } == true
-        }
-        return true
+        return formatted
     }
 
     private static func accepted(

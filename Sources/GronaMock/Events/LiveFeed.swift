@@ -18,6 +18,8 @@ package final class LiveFeed: Sendable {
         let batch: EventBatch
         /// Positions in `batch.accepted` of events that were already stored (not stored again).
         let duplicateIndexes: [Int]
+        /// Its events as SSE text, made by the first viewer that reads them (`LiveEventText.format`).
+        let formatted: Lazy<LiveEventText.Formatted>
 
         var count: Int { batch.accepted.count + batch.rejected.count }
         /// One past the id of its last event.
@@ -55,9 +57,12 @@ package final class LiveFeed: Sendable {
     /// Appends the batches of one committed group. Called by the writer after the answers are sent.
     func append(_ written: [(EventBatch, EventBatchResult)]) {
         guard !written.isEmpty else { return }
+        // Made before the lock, so that it is held for the append only.
+        let boxes = written.map { _ in Lazy<LiveEventText.Formatted>() }
         let (last, dropped) = ring.withLock { ring -> (Int, ArraySlice<Entry>) in
-            for (batch, result) in written {
-                let entry = Entry(firstID: ring.nextID, batch: batch, duplicateIndexes: result.duplicateIndexes)
+            for ((batch, result), box) in zip(written, boxes) {
+                let entry = Entry(
+                    firstID: ring.nextID, batch: batch, duplicateIndexes: result.duplicateIndexes, formatted: box)
                 guard entry.count > 0 else { continue }
                 ring.nextID += entry.count
                 ring.kept += entry.count
@@ -100,5 +105,19 @@ package final class LiveFeed: Sendable {
     /// The id of the first event still kept (the next id when none is).
     var oldestID: Int {
         ring.withLock { ring in ring.entries.count > ring.head ? ring.entries[ring.head].firstID : ring.nextID }
+    }
+}
+
+/// A value made once, on first use, by whoever asks first; later callers get the same value.
+final class Lazy<Value: Sendable>: Sendable {
+    private let value = Mutex<Value?>(nil)
+
+    func get(_ make: () -> Value) -> Value {
+        value.withLock { value in
+            if let value { return value }
+            let made = make()
+            value = made
+            return made
+        }
     }
 }
