@@ -94,7 +94,15 @@ package final class LiveViewers: Sendable {
     func stop() {
         stopping.store(true, ordering: .releasing)
         worker.stop()
-        let parked = state.withLock { state in state.slots.values.compactMap(\.parked) }
+        let parked = state.withLock { state -> [@Sendable () -> Void] in
+            var parked: [@Sendable () -> Void] = []
+            for (id, slot) in state.slots {
+                guard let work = slot.parked else { continue }
+                state.slots[id]?.parked = nil
+                parked.append(work)
+            }
+            return parked
+        }
         for work in parked { work() }
     }
 
@@ -104,9 +112,21 @@ package final class LiveViewers: Sendable {
             || now >= MonotonicClock.deadline(from: lastSent, after: options.heartbeat)
     }
 
+    /// Rounds of pieces are at least this far apart: under a steady flow of commits, each viewer gets one piece
+    /// per interval holding several commits, rather than one per commit, which spares the event loops most of
+    /// the wake-ups and writes (ingestion's latency is theirs too). Far below what a person can notice.
+    static let roundInterval: Duration = .milliseconds(50)
+
     private func run() {
+        var lastRound: UInt64 = 0
         while !isStopping {
             let now = MonotonicClock.now()
+            let earliest = MonotonicClock.deadline(from: lastRound, after: Self.roundInterval)
+            if lastRound != 0 && now < earliest {
+                // A wake-up too soon: the news waits for the rest of the interval (the semaphore keeps count).
+                _ = worker.sleep(upTo: .nanoseconds(Int64(clamping: earliest &- now)))
+                continue
+            }
             var wait = options.heartbeat
             let work = state.withLock { state -> [@Sendable () -> Void] in
                 var work: [@Sendable () -> Void] = []
@@ -124,6 +144,7 @@ package final class LiveViewers: Sendable {
                 return work
             }
             for piece in work { piece() }
+            if !work.isEmpty { lastRound = now }
             // News and requests that are due wake the thread sooner (`park`, the feed's listener).
             _ = worker.sleep(upTo: wait)
         }
