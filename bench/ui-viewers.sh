@@ -4,8 +4,8 @@
 # One grona-mock (release build, SQLite in $WORK) takes a simulated SDK fleet from `grona-mock load` (an open model,
 # batches of 50, gzipped) at RATE visits per second for DURATION seconds, ROUNDS times with no viewer and ROUNDS
 # times with VIEWERS viewers connected, interleaved (none, ten, ten, none, ...), so that drift of the machine falls
-# on both sides alike. A viewer is `curl -sN` reading the whole unfiltered stream to /dev/null (after its first
-# bytes, which say it is connected). The figures are the events acknowledged per second and the events endpoint's
+# on both sides alike. A viewer is `curl -sN` reading the whole unfiltered stream to /dev/null (its response head,
+# kept with -D, says it is connected). The figures are the events acknowledged per second and the events endpoint's
 # p99 from the load tool's HDR histogram (from each batch's intended start: no coordinated omission); the verdict
 # is the median of each side and their ratio. The viewers run on the same machine and take CPU of their own, as a
 # dashboard in a browser beside a mock would.
@@ -35,20 +35,20 @@ declare -a NONE_EPS=() NONE_P99=() WITH_EPS=() WITH_P99=()
 
 cleanup_more() { stop_viewers; }
 
-# Starts VIEWERS readers of the stream and waits (at most 10 s) until each has received its first bytes.
+# Starts VIEWERS readers of the stream and waits (at most 10 s) until each has its response head.
 start_viewers() {
     local i
     for ((i = 0; i < VIEWERS; i++)); do
         rm -f "$WORK/viewer-$i"
-        # The first line (the heartbeat sent on connecting) marks it connected; the rest goes to /dev/null. The
-        # subshell's stderr too: it would report its curl, stopped by stop_viewers, as "Terminated".
-        (curl -sN --max-time "$((DURATION + 120))" "$GRONA_BASE/_mock/events/live" |
-            { head -c 12 >"$WORK/viewer-$i"; cat >/dev/null; }) 2>/dev/null &
+        # Its response head (-D, written as soon as it arrives) marks it connected; the stream goes to /dev/null.
+        curl -sN --max-time "$((DURATION + 120))" -D "$WORK/viewer-$i" -o /dev/null "$GRONA_BASE/_mock/events/live" &
         VIEWER_PIDS+=("$!")
     done
     for ((i = 0; i < 100; i++)); do
         local ready=0 v
-        for ((v = 0; v < VIEWERS; v++)); do [[ -s "$WORK/viewer-$v" ]] && ready=$((ready + 1)); done
+        for ((v = 0; v < VIEWERS; v++)); do
+            grep -q '^HTTP/1.1 200' "$WORK/viewer-$v" 2>/dev/null && ready=$((ready + 1))
+        done
         ((ready == VIEWERS)) && return 0
         sleep 0.1
     done
@@ -58,8 +58,7 @@ start_viewers() {
 stop_viewers() {
     local pid
     for pid in "${VIEWER_PIDS[@]}"; do
-        # Only this viewer's curl: the reader then sees the end, and the subshell exits by itself.
-        pkill -TERM -x curl -P "$pid" 2>/dev/null || true
+        kill -TERM "$pid" 2>/dev/null || true
         wait "$pid" 2>/dev/null || true
     done
     VIEWER_PIDS=()
