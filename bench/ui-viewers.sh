@@ -13,7 +13,7 @@
 # Run from anywhere:   bash bench/ui-viewers.sh
 # Environment:         DURATION   seconds per measured run (default 10)
 #                      ROUNDS     runs per side (default 3)
-#                      RATE       visits per second of the fleet (default 2000)
+#                      RATE       visits per second of the fleet (default 1000, about 2,500 events/s)
 #                      INSTALLS   simulated installs (default 500)
 #                      VIEWERS    live viewers on the "with" side (default 10)
 #                      GRONA_BIN  measure this grona-mock binary instead of building one
@@ -27,7 +27,7 @@ REQUESTED_BIN="${GRONA_BIN:-}"
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 ROUNDS="${ROUNDS:-3}"
-RATE="${RATE:-2000}"
+RATE="${RATE:-1000}"
 INSTALLS="${INSTALLS:-500}"
 VIEWERS="${VIEWERS:-10}"
 VIEWER_PIDS=()
