@@ -57,7 +57,17 @@ let package = Package(
         /// database.
         .target(
             name: "GronaMock",
-            dependencies: ["GronaMockJSON", "GronaMockHTTP", "GronaMockCOpenSSL", "GronaMockCZlib"]
+            dependencies: ["GronaMockJSON", "GronaMockHTTP", "GronaMockCOpenSSL", "GronaMockCZlib"],
+            // The dashboard's HTML, CSS and JavaScript are compiled in by the plugin, not copied as resources.
+            exclude: ["Dashboard/Assets"],
+            plugins: ["EmbedDashboardAssets"]
+        ),
+        /// Writes the dashboard's files as one Swift file of string literals, for the plugin below.
+        .executableTarget(name: "grona-mock-embed-assets", path: "Sources/GronaMockEmbedAssets"),
+        /// Embeds `Sources/GronaMock/Dashboard/Assets` in the engine at build time: one binary serves them.
+        .plugin(
+            name: "EmbedDashboardAssets", capability: .buildTool(), dependencies: ["grona-mock-embed-assets"],
+            path: "Sources/GronaMockDashboardPlugin"
         ),
         /// HTTPS for the HTTP core: a `ConnectionTransport` over OpenSSL (TLS 1.2 and 1.3, ECDHE, ALPN
         /// `http/1.1`) and the local certificate authority of `grona-mock tls`. The only target that calls libssl.

@@ -22,6 +22,8 @@ public struct GronaMockConfiguration: Sendable {
     public var maxEvents: Int?
     /// When set, `/_mock` routes other than health need it as `Authorization: Bearer <token>`.
     public var adminToken: String?
+    /// The dashboard's live stream of events: how much it keeps, how many may watch, how often it beats.
+    public var live = Live()
 
     public init(
         http: HTTPServer.Configuration = HTTPServer.Configuration(), workspacesDirectory: String = "workspaces",

@@ -15,6 +15,8 @@ public final class GronaMockServer: Sendable {
     package let faults: FaultEngine
     /// The grants handed out, for the SDK contract checks.
     package let grants: GrantLog
+    /// The dashboard's live viewers of events.
+    package let viewers: LiveViewers
     private let server: HTTPServer
     private let watcher: WorkspaceWatcher
     private let waiters: EventWaiters
@@ -27,8 +29,9 @@ public final class GronaMockServer: Sendable {
     private init(
         configuration: GronaMockConfiguration, server: HTTPServer, workspaces: WorkspaceRegistry, clock: ServerClock,
         watcher: WorkspaceWatcher, events: EventStore, waiters: EventWaiters, faults: FaultEngine, grants: GrantLog,
-        pool: BlockingPool, router: Router, shared: any SharedRuntime
+        pool: BlockingPool, router: Router, shared: any SharedRuntime, viewers: LiveViewers
     ) {
+        self.viewers = viewers
         self.pool = pool
         self.shared = shared
         self.router = router
@@ -87,8 +90,9 @@ public final class GronaMockServer: Sendable {
         let metrics = Metrics()
         let storeReference = Late<EventStore>()
         let waiters = EventWaiters { storeReference.value }
+        let feed = LiveFeed(capacity: configuration.live.feedCapacity)
         let events = EventStore(
-            storage: storage, maxEvents: configuration.maxEvents, logger: logger, metrics: metrics
+            storage: storage, maxEvents: configuration.maxEvents, logger: logger, metrics: metrics, feed: feed
         ) { touched in
             waiters.committed(touched)
         }
@@ -127,6 +131,9 @@ public final class GronaMockServer: Sendable {
             on: &router, metrics: metrics, events: events, waits: { waiters.pending },
             openConnections: { serverReference.value?.openConnections ?? 0 })
         staticFiles?.register(on: &router, at: ControlRoutes.staticFiles)
+        let viewers = LiveViewers(feed: feed, options: configuration.live)
+        LiveRoutes.register(on: &router, viewers: viewers)
+        DashboardRoutes.register(on: &router, tokenRequired: configuration.adminToken != nil)
         // What other instances changed before this one started is applied before it serves.
         shared.start(
             RuntimeReplica(
@@ -140,6 +147,7 @@ public final class GronaMockServer: Sendable {
             }
         } catch {
             shared.stop()
+            viewers.stop()
             waiters.stop()
             events.stop()
             pool.stop()
@@ -151,7 +159,7 @@ public final class GronaMockServer: Sendable {
         return GronaMockServer(
             configuration: configuration, server: server, workspaces: workspaces, clock: clock, watcher: watcher,
             events: events, waiters: waiters, faults: faults, grants: grants, pool: pool, router: router,
-            shared: shared)
+            shared: shared, viewers: viewers)
     }
 
     /// The signing keys; a missing directory or a bad key is logged, not fatal, so the rest still serves.
@@ -197,6 +205,8 @@ public final class GronaMockServer: Sendable {
     /// Begins a graceful shutdown: no new connections, requests in flight answered. Returns at once.
     public func shutdown() {
         server.shutdown()
+        // A live stream has no end of its own: each ends now, with its last chunk.
+        viewers.stop()
         // A violations scan over millions of events must not hold the exit past the shutdown deadline.
         events.interruptReads()
         // Long-polls answer now, with what there is, rather than holding shutdown to its deadline.
@@ -207,6 +217,7 @@ public final class GronaMockServer: Sendable {
     /// long-polls answered with what there is, then the writer and the file watcher stopped.
     public func wait() {
         server.wait()
+        viewers.stop()
         shared.stop()
         pool.stop()
         waiters.stop()

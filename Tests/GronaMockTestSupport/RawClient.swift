@@ -196,6 +196,21 @@ package final class RawClient {
         }
     }
 
+    /// The next chunk of a chunked body (RFC 9112 §7.1) after `readResponse(forHead: true)`, as it arrives;
+    /// nil for the last chunk. For a stream that has no end of its own (Server-Sent Events).
+    package func readChunk() throws -> [UInt8]? {
+        let lineEnd = try readUntil(Array("\r\n".utf8))
+        let sizeText = String(decoding: buffer[..<lineEnd], as: UTF8.self)
+        buffer.removeFirst(lineEnd + 2)
+        guard let size = Int(sizeText, radix: 16), size >= 0 else {
+            throw Failure(description: "bad chunk size \(sizeText)")
+        }
+        try fill(size + 2)
+        let chunk = Array(buffer[..<size])
+        buffer.removeFirst(size + 2)
+        return size == 0 ? nil : chunk
+    }
+
     /// Everything the server sends until it closes the connection (a reset counts as closing), for what a
     /// response parser cannot show: a connection dropped with no answer, a body cut short. Throws when the
     /// server keeps the connection open past the read timeout.

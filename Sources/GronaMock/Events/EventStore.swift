@@ -10,12 +10,12 @@ package final class EventStore: Sendable {
 
     /// A store that writes: the server's. `onCommit` hears of every commit (the `wait` long-polls).
     init(
-        storage: any GronaStorage, maxEvents: Int?, logger: Logger, metrics: Metrics? = nil,
+        storage: any GronaStorage, maxEvents: Int?, logger: Logger, metrics: Metrics? = nil, feed: LiveFeed? = nil,
         onCommit: @escaping @Sendable (Set<String>) -> Void
     ) {
         self.storage = storage
         writer = EventWriter(
-            storage: storage, maxEvents: maxEvents, logger: logger, metrics: metrics, onCommit: onCommit)
+            storage: storage, maxEvents: maxEvents, logger: logger, metrics: metrics, feed: feed, onCommit: onCommit)
     }
 
     /// The storage's size on disk, 0 when it does not know.

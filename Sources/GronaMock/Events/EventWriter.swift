@@ -45,12 +45,15 @@ final class EventWriter: Sendable {
     private let maxEvents: Int?
     private let logger: Logger
     private let metrics: Metrics?
+    /// The dashboard's live feed: each committed group is appended once its answers are sent.
+    private let feed: LiveFeed?
 
     init(
-        storage: any GronaStorage, maxEvents: Int?, logger: Logger, metrics: Metrics? = nil,
+        storage: any GronaStorage, maxEvents: Int?, logger: Logger, metrics: Metrics? = nil, feed: LiveFeed? = nil,
         onCommit: @escaping @Sendable (Set<String>) -> Void
     ) {
         self.metrics = metrics
+        self.feed = feed
         self.storage = storage
         self.maxEvents = maxEvents
         self.logger = logger
@@ -183,6 +186,8 @@ final class EventWriter: Sendable {
             }
         }
         if !touched.isEmpty || deletedAny { onCommit(touched) }
+        // After the answers: the feed costs an acknowledgement nothing but this append under its lock.
+        feed?.append(written)
         // After the answers, and only when nothing waits: upkeep then delays no request at all.
         if (try? outcomes.get()) != nil, queue.withLock({ $0.jobs.isEmpty }) {
             do throws(StorageError) {

@@ -19,6 +19,7 @@ extension ErrorCode {
     package static let secretKeyInUse = ErrorCode("secret_key_in_use")
     package static let signingFailed = ErrorCode("signing_failed")
     package static let storageUnavailable = ErrorCode("storage_unavailable")
+    package static let tooManyViewers = ErrorCode("too_many_viewers")
     package static let unauthorized = ErrorCode("unauthorized")
     package static let unknownCampaign = ErrorCode("unknown_campaign")
     package static let unknownFault = ErrorCode("unknown_fault")
@@ -30,8 +31,8 @@ extension ErrorCode {
     package static let engineCodes: [ErrorCode] = [
         .adminTokenRequired, .changeFailed, .injectedFault, .invalidClock, .invalidCustomerId, .invalidEnvelope,
         .invalidFault, .invalidQuery, .invalidRequest, .invalidWorkspace, .malformedJson, .notAClone, .secretInQuery,
-        .secretKeyInUse, .signingFailed, .storageUnavailable, .unauthorized, .unknownCampaign, .unknownFault,
-        .unknownWorkspace, .unsupportedMediaType, .workspaceExists,
+        .secretKeyInUse, .signingFailed, .storageUnavailable, .tooManyViewers, .unauthorized, .unknownCampaign,
+        .unknownFault, .unknownWorkspace, .unsupportedMediaType, .workspaceExists,
     ]
 
     /// Every code grona-mock can answer with.

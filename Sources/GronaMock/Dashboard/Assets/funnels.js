@@ -1,0 +1,122 @@
+// Funnels: per campaign, variant and arm, eligible → anchor_visible → exposure → served → action → purchase,
+// with counts and each step's rate over the one before (GET /_mock/events/funnels), treatment against control,
+// drawn as SVG bar charts.
+
+import { api, query, workspaceKeys } from "./api.js";
+import { el, field, replace, svg } from "./dom.js";
+
+export const steps = ["eligible", "anchor_visible", "exposure", "served", "action", "purchase"];
+
+/** The counts of one funnel row by step: the server's steps, and its purchases as the last. */
+function counts(row) {
+  const byStep = Object.fromEntries((row.steps ?? []).map((step) => [step.type, step.count]));
+  byStep.purchase = row.purchases ?? 0;
+  return steps.map((step) => byStep[step] ?? 0);
+}
+
+/** Each step's rate over the one before, as the server gives it; the purchases' is over the actions. */
+function rates(row, values) {
+  const byStep = Object.fromEntries((row.steps ?? []).map((step) => [step.type, step.rate]));
+  const action = values[steps.indexOf("action")];
+  byStep.purchase = action === 0 ? null : Math.round((values[steps.indexOf("purchase")] / action) * 10000) / 10000;
+  return steps.map((step) => byStep[step] ?? null);
+}
+
+const percent = (rate) => (rate === null ? "–" : `${(rate * 100).toFixed(1)}%`);
+
+export async function render(container) {
+  const keys = await workspaceKeys();
+  const picker = el("select", { id: "funnel-workspace" }, keys.map((key) => el("option", { value: key }, key)));
+  const output = el("div", { id: "funnel-output" });
+  const load = async () => {
+    const answer = await api(`/_mock/events/funnels${query({ workspace: picker.value })}`);
+    drawFunnels(output, answer);
+  };
+  picker.addEventListener("change", load);
+  replace(container, el("h2", {}, "Funnels"),
+    el("div", { class: "toolbar" }, ...field("Workspace", picker),
+      el("button", { type: "button", id: "funnel-refresh", onclick: load }, "Refresh")),
+    output);
+  if (keys.length) await load();
+}
+
+function drawFunnels(output, answer) {
+  const byCampaign = new Map();
+  for (const row of answer.funnels ?? []) {
+    if (!byCampaign.has(row.campaignID)) byCampaign.set(row.campaignID, []);
+    byCampaign.get(row.campaignID).push(row);
+  }
+  if (!byCampaign.size) {
+    replace(output, el("p", { class: "muted" }, "No funnel events for this workspace yet."));
+    return;
+  }
+  replace(output, [...byCampaign].map(([campaign, rows]) => campaignSection(campaign, rows)),
+    (answer.demo ?? []).length ? el("p", { class: "muted" }, `${answer.demo.length} demo rows are counted apart.`) : null);
+}
+
+function campaignSection(campaign, rows) {
+  const arms = ["treatment", "control"].map((arm) => {
+    const total = steps.map(() => 0);
+    for (const row of rows.filter((candidate) => candidate.arm === arm)) {
+      counts(row).forEach((value, index) => { total[index] += value; });
+    }
+    return { arm, values: total };
+  });
+  return el("section", { class: "card", "data-campaign": campaign },
+    el("h3", {}, campaign),
+    table(rows),
+    el("h3", {}, "Treatment against control"),
+    armTable(arms),
+    chart(arms));
+}
+
+function table(rows) {
+  return el("table", { class: "funnel" },
+    el("thead", {}, el("tr", {}, el("th", {}, "variant"), el("th", {}, "arm"),
+      steps.map((step) => el("th", {}, step)))),
+    el("tbody", {}, rows.map((row) => {
+      const values = counts(row);
+      const stepRates = rates(row, values);
+      return el("tr", { "data-variant": row.variantID, "data-arm": row.arm },
+        el("td", {}, row.variantID), el("td", {}, row.arm),
+        values.map((value, index) => el("td", { class: "number", "data-step": steps[index], "data-count": value },
+          String(value), el("div", { class: "muted" }, percent(stepRates[index])))));
+    })));
+}
+
+function armTable(arms) {
+  return el("table", { class: "arms" },
+    el("thead", {}, el("tr", {}, el("th", {}, "arm"), steps.map((step) => el("th", {}, step)),
+      el("th", {}, "exposure → action"))),
+    el("tbody", {}, arms.map(({ arm, values }) => {
+      const conversion = values[2] === 0 ? null : values[4] / values[2];
+      return el("tr", { "data-arm-total": arm }, el("td", {}, arm),
+        values.map((value, index) => el("td", { class: "number", "data-step": steps[index] }, String(value))),
+        el("td", { class: "number" }, percent(conversion)));
+    })));
+}
+
+/** Bars per step, treatment beside control, on one scale. */
+function chart(arms) {
+  const width = 620;
+  const height = 180;
+  const band = (width - 40) / steps.length;
+  const bar = band / 3;
+  const top = Math.max(1, ...arms.flatMap(({ values }) => values));
+  const scale = (value) => ((height - 40) * value) / top;
+  const bars = [];
+  steps.forEach((step, index) => {
+    arms.forEach(({ arm, values }, position) => {
+      const x = 30 + index * band + position * bar + bar / 2;
+      const barHeight = scale(values[index]);
+      bars.push(svg("rect", { class: arm, x, y: height - 25 - barHeight, width: bar - 2, height: barHeight },
+        svg("title", {}, `${arm} ${step}: ${values[index]}`)));
+    });
+    bars.push(svg("text", { x: 30 + index * band + band / 2, y: height - 10, "text-anchor": "middle" }, step));
+  });
+  return el("figure", {},
+    svg("svg", { viewBox: `0 0 ${width} ${height}`, width, height, role: "img", "aria-label": "funnel by arm" }, bars),
+    el("figcaption", { class: "legend" },
+      el("span", {}, el("span", { class: "swatch treatment" }), "treatment"),
+      el("span", {}, el("span", { class: "swatch control" }), "control")));
+}

@@ -1,0 +1,71 @@
+import Foundation
+import GronaMock
+import GronaMockTestSupport
+import Testing
+
+/// `/_mock/ui`: the dashboard's page and files, compiled into the binary, public, with headers that allow no
+/// inline script, no other origin and no framing, and never a CORS header (docs/dashboard.md).
+@Suite("GET /_mock/ui")
+struct DashboardRoutesTests {
+    static let policy =
+        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
+        + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+    static func withServer<T>(token: String? = nil, _ body: (GronaMockServer) throws -> T) throws -> T {
+        let fixture = try MockFixture.standard()
+        var configuration = fixture.configuration()
+        configuration.adminToken = token
+        let server = try GronaMockServer.start(configuration, logger: .silent)
+        defer {
+            server.shutdown()
+            server.wait()
+        }
+        return try body(server)
+    }
+
+    @Test(
+        "the page and each file load without the token, with the CSP and their media type, and no CORS",
+        arguments: [
+            ("/_mock/ui", "text/html"), ("/_mock/ui/app.js", "text/javascript"),
+            ("/_mock/ui/live.js", "text/javascript"), ("/_mock/ui/dashboard.css", "text/css"),
+        ])
+    func served(path: String, mediaType: String) throws {
+        try Self.withServer(token: "secret-token") { server in
+            let response = try fetch(
+                server.port, "GET \(path) HTTP/1.1\r\nHost: x\r\nOrigin: https://elsewhere.example\r\n\r\n")
+            #expect(response.status == 200)
+            #expect(response.header("Content-Type")?.hasPrefix(mediaType) == true)
+            #expect(response.header("Content-Security-Policy") == Self.policy)
+            #expect(response.header("X-Content-Type-Options") == "nosniff")
+            #expect(response.header("Referrer-Policy") == "no-referrer")
+            #expect(response.headers.allSatisfy { !$0.0.lowercased().hasPrefix("access-control-") })
+            #expect(!response.body.isEmpty)
+        }
+    }
+
+    @Test("the page loads its script as a module from this origin, and no inline script or style")
+    func pageHasNoInlineCode() throws {
+        try Self.withServer { server in
+            let page = try fetch(server.port, "GET /_mock/ui HTTP/1.1\r\nHost: x\r\n\r\n").text
+            #expect(page.contains("<script type=\"module\" src=\"/_mock/ui/app.js\"></script>"))
+            #expect(page.components(separatedBy: "<script").count == 2)
+            #expect(!page.contains("<style") && !page.contains("style="))
+            #expect(page.range(of: #"\son[a-z]+\s*="#, options: .regularExpression) == nil, "an inline handler")
+        }
+    }
+
+    @Test("server.json says whether a token is needed; an unknown file is 404; the data stays behind the token")
+    func serverInfoAndUnknownFiles() throws {
+        try Self.withServer(token: "secret-token") { server in
+            let info = try fetch(server.port, "GET /_mock/ui/server.json HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(info.text == #"{"adminToken":true}"#)
+            #expect(try fetch(server.port, "GET /_mock/ui/nothing.js HTTP/1.1\r\nHost: x\r\n\r\n").status == 404)
+            #expect(try fetch(server.port, "GET /_mock/ui/..%2Fetc HTTP/1.1\r\nHost: x\r\n\r\n").status == 404)
+            #expect(try fetch(server.port, "GET /_mock/workspaces HTTP/1.1\r\nHost: x\r\n\r\n").status == 401)
+        }
+        try Self.withServer { server in
+            let info = try fetch(server.port, "GET /_mock/ui/server.json HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(info.text == #"{"adminToken":false}"#)
+        }
+    }
+}
