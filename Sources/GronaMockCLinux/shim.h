@@ -7,6 +7,10 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <pthread.h>
+#include <poll.h>
+#include <time.h>
+#include <errno.h>
+#include <limits.h>
 
 extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
 extern int pthread_setname_np(pthread_t thread, const char *name);
@@ -17,6 +21,32 @@ static inline int grona_accept4(int fd, struct sockaddr *address, socklen_t *len
 
 static inline int grona_set_thread_name(const char *name) {
     return pthread_setname_np(pthread_self(), name);
+}
+
+/// A timeout in whole milliseconds rounded up, for the calls that take no finer one: rounding down would turn a
+/// wait of less than a millisecond into a busy loop.
+static inline int grona_milliseconds_rounded_up(long long nanoseconds) {
+    long long milliseconds = nanoseconds / 1000000LL + (nanoseconds % 1000000LL != 0);
+    return milliseconds > INT_MAX ? INT_MAX : (int)milliseconds;
+}
+
+/// epoll_wait with a timeout in nanoseconds: epoll_pwait2 (Linux 5.11, glibc 2.35) where there is one, else
+/// epoll_wait rounded up to the next millisecond.
+static inline int grona_epoll_wait_nanoseconds(int fd, struct epoll_event *events, int count, long long nanoseconds) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))
+    struct timespec timeout = { (time_t)(nanoseconds / 1000000000LL), (long)(nanoseconds % 1000000000LL) };
+    int ready = epoll_pwait2(fd, events, count, &timeout, NULL);
+    if (ready >= 0 || errno != ENOSYS) return ready;
+#endif
+    return epoll_wait(fd, events, count, grona_milliseconds_rounded_up(nanoseconds));
+}
+
+extern int ppoll(struct pollfd *descriptors, nfds_t count, const struct timespec *timeout, const sigset_t *mask);
+
+/// poll with a timeout in nanoseconds (ppoll).
+static inline int grona_poll_nanoseconds(struct pollfd *descriptors, nfds_t count, long long nanoseconds) {
+    struct timespec timeout = { (time_t)(nanoseconds / 1000000000LL), (long)(nanoseconds % 1000000000LL) };
+    return ppoll(descriptors, count, &timeout, NULL);
 }
 #endif
 #endif

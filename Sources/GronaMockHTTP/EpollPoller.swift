@@ -67,7 +67,15 @@ final class EpollPoller {
     }
 
     func wait(timeoutMilliseconds: Int32) throws(SystemError) -> Int {
-        let count = epoll_wait(descriptor, events.baseAddress, Int32(events.count), timeoutMilliseconds)
+        try checked(epoll_wait(descriptor, events.baseAddress, Int32(events.count), timeoutMilliseconds))
+    }
+
+    func wait(timeoutNanoseconds: Int64) throws(SystemError) -> Int {
+        try checked(
+            grona_epoll_wait_nanoseconds(descriptor, events.baseAddress, Int32(events.count), timeoutNanoseconds))
+    }
+
+    private func checked(_ count: Int32) throws(SystemError) -> Int {
         if count < 0 {
             if errno == EINTR { return 0 }
             throw SystemError.last("epoll_wait")

@@ -131,6 +131,19 @@ package final class Poller {
         }
     }
 
+    /// Waits up to `timeoutNanoseconds` (clamped to 0 ... 1 hour), as precisely as the system allows (epoll_pwait2,
+    /// ppoll), else rounded up to whole milliseconds: never rounded down, which would turn a wait of less than a
+    /// millisecond into a busy loop. For a loop that keeps a schedule finer than a millisecond (`grona-mock load`).
+    package func wait(timeoutNanoseconds: UInt64) throws(SystemError) -> Int {
+        let nanoseconds = Int64(min(timeoutNanoseconds, 3_600_000_000_000))
+        switch backend {
+        #if canImport(Glibc)
+        case .epoll(let epoll): return try epoll.wait(timeoutNanoseconds: nanoseconds)
+        #endif
+        case .poll(let poll): return try poll.wait(timeoutNanoseconds: nanoseconds)
+        }
+    }
+
     /// The `index`th ready descriptor of the last `wait`.
     package func event(at index: Int) -> Event {
         switch backend {

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import GronaMockCLinux
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -81,10 +82,29 @@ final class PortablePoller {
     }
 
     func wait(timeoutMilliseconds: Int32) throws(SystemError) -> Int {
+        try collect(
+            descriptors.withUnsafeMutableBufferPointer { watched in
+                poll(watched.baseAddress, nfds_t(watched.count), timeoutMilliseconds)
+            })
+    }
+
+    /// ppoll(2) on Linux; elsewhere poll(2) with the timeout rounded up to the next millisecond (rounding down
+    /// would make a shorter wait a busy loop).
+    func wait(timeoutNanoseconds: Int64) throws(SystemError) -> Int {
+        #if canImport(Glibc)
+        try collect(
+            descriptors.withUnsafeMutableBufferPointer { watched in
+                grona_poll_nanoseconds(watched.baseAddress, nfds_t(watched.count), timeoutNanoseconds)
+            })
+        #else
+        let milliseconds = timeoutNanoseconds / 1_000_000 + (timeoutNanoseconds % 1_000_000 == 0 ? 0 : 1)
+        return try wait(timeoutMilliseconds: Int32(clamping: milliseconds))
+        #endif
+    }
+
+    /// Reads back what a wait that returned `count` found.
+    private func collect(_ count: Int32) throws(SystemError) -> Int {
         ready.removeAll(keepingCapacity: true)
-        let count = descriptors.withUnsafeMutableBufferPointer { watched in
-            poll(watched.baseAddress, nfds_t(watched.count), timeoutMilliseconds)
-        }
         if count < 0 {
             if errno == EINTR { return 0 }
             throw SystemError.last("poll")

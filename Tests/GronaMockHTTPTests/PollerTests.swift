@@ -167,6 +167,27 @@ struct PollerTests {
         if let event = events[5] { #expect(event.hangup || (event.readable && reader.readEnds())) }
     }
 
+    @Test(
+        "a wait shorter than a millisecond waits, and a ready descriptor still ends it at once",
+        arguments: PollerBackend.allCases)
+    func subMillisecondWaits(backend: PollerBackend) throws {
+        let poller = try Poller(backend)
+        // Rounded down to whole milliseconds, 300 µs would be a wait of 0: a loop keeping a schedule finer
+        // than that (grona-mock load) then spins. The kernel may wait longer than asked, never shorter.
+        for _ in 0..<5 {
+            let start = MonotonicClock.now()
+            #expect(try poller.wait(timeoutNanoseconds: 300_000) == 0)
+            #expect(MonotonicClock.now() &- start >= 300_000)
+        }
+        // An hour asked for, and something ready: the wait returns with it.
+        let pipe = try Pipe()
+        defer { pipe.close() }
+        try poller.register(pipe.reader, token: 7, interest: .read)
+        pipe.put()
+        #expect(try poller.wait(timeoutNanoseconds: 3_600_000_000_000) == 1)
+        #expect(poller.event(at: 0).token == 7)
+    }
+
     /// The events of one wait.
     private func ready(_ poller: Poller, timeout: Int32) throws -> [Poller.Event] {
         let count = try poller.wait(timeoutMilliseconds: timeout)

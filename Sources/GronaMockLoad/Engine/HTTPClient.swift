@@ -104,7 +104,16 @@ package final class HTTPClient {
     /// Waits up to `timeoutMilliseconds` for sockets, does what they allow, fails the requests whose deadline
     /// passed, and hands each finished request to `handle` (which may submit more).
     package func poll(timeoutMilliseconds: Int32, _ handle: (ClientCompletion) -> Void) {
-        let ready = (try? poller.wait(timeoutMilliseconds: timeoutMilliseconds)) ?? 0
+        handleReady((try? poller.wait(timeoutMilliseconds: timeoutMilliseconds)) ?? 0, handle)
+    }
+
+    /// `poll(timeoutMilliseconds:)` to the nanosecond: the fleet's schedule is finer than a millisecond, and a
+    /// wait rounded down to 0 spun a core the service under test should have had.
+    package func poll(timeoutNanoseconds: UInt64, _ handle: (ClientCompletion) -> Void) {
+        handleReady((try? poller.wait(timeoutNanoseconds: timeoutNanoseconds)) ?? 0, handle)
+    }
+
+    private func handleReady(_ ready: Int, _ handle: (ClientCompletion) -> Void) {
         let now = tick()
         for index in 0..<ready {
             let event = poller.event(at: index)

@@ -130,12 +130,12 @@ package final class FleetRunner {
                 reportProgress(now: now)
                 nextProgress &+= 1_000_000_000 * max(1, (now &- nextProgress) / 1_000_000_000 + 1)
             }
-            var wait = waitMilliseconds(until: wake(nextProgress, visits, end, drainDeadline), now: now)
+            var wait = waitNanoseconds(until: wake(nextProgress, visits, end, drainDeadline), now: now)
             // The work of this turn took time: before sleeping, look at the clock again.
             if wait > 0 {
-                wait = waitMilliseconds(until: wake(nextProgress, visits, end, drainDeadline), now: client.tick())
+                wait = waitNanoseconds(until: wake(nextProgress, visits, end, drainDeadline), now: client.tick())
             }
-            client.poll(timeoutMilliseconds: wait) { completion in
+            client.poll(timeoutNanoseconds: wait) { completion in
                 handle(completion)
             }
             now = client.now
@@ -156,9 +156,11 @@ package final class FleetRunner {
         return wake
     }
 
-    /// Whole milliseconds to `wake`, at most 50 (so that a stop request is seen soon).
-    private func waitMilliseconds(until wake: UInt64, now: UInt64) -> Int32 {
-        wake > now ? Int32(min((wake - now) / 1_000_000, 50)) : 0
+    /// Nanoseconds to `wake`, at most 50 ms (so that a stop request is seen soon). Not whole milliseconds: at a
+    /// few hundred visits per second the next one is nearly always less than a millisecond away, and a wait
+    /// rounded down to 0 made this loop spin, taking most of a core from the service it measures.
+    private func waitNanoseconds(until wake: UInt64, now: UInt64) -> UInt64 {
+        wake > now ? min(wake - now, 50_000_000) : 0
     }
 
     /// No visit starts any more. Every install comes back online and sends what it holds as the SDK would, when
