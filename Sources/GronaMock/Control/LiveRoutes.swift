@@ -91,8 +91,10 @@ final class LiveViewer: Sendable {
         }
         let now = MonotonicClock.now()
         let lastSent = progress.lastSent.load(ordering: .acquiring)
+        let probed = progress.probe.exchange(false, ordering: .acquiringAndReleasing)
         if output.isEmpty
-            && (lastSent == 0 || now >= MonotonicClock.deadline(from: lastSent, after: viewers.options.heartbeat))
+            && (probed || lastSent == 0
+                || now >= MonotonicClock.deadline(from: lastSent, after: viewers.options.heartbeat))
         {
             output = LiveEventText.heartbeat
         }

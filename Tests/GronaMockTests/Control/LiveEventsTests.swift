@@ -174,6 +174,28 @@ struct LiveEventsTests {
         }
     }
 
+    @Test("viewers that closed their connections are found out when the viewers are full, not a heartbeat later")
+    func closedViewersAreFoundWhenFull() throws {
+        // A heartbeat an hour apart: only the probe can free the places of viewers that left.
+        try Self.withServer(.init(maxViewers: 2, heartbeat: .seconds(3600))) { server in
+            for _ in 0..<2 {
+                // As a browser leaves a page: a FIN, with everything sent read.
+                let gone = try LiveStreamClient(port: server.port)
+                _ = try gone.read(until: 1) { $0.comment != nil }
+                gone.client.closeNow()
+            }
+            #expect(server.viewers.count == 2)
+            var statuses: [Int] = []
+            #expect(
+                try eventually(seconds: 10) {
+                    let viewer = try LiveStreamClient(port: server.port)
+                    statuses.append(viewer.response.status)
+                    return viewer.response.status == 200
+                })
+            #expect(statuses.allSatisfy { $0 == 200 || $0 == 503 })
+        }
+    }
+
     @Test("behind the admin token: 401 without it, the stream with it")
     func tokenRequired() throws {
         try Self.withServer(token: Self.token) { server in
