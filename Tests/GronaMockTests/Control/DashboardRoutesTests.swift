@@ -54,6 +54,19 @@ struct DashboardRoutesTests {
         }
     }
 
+    @Test(
+        "an unknown file's 404 carries the same CSP and nosniff as the files: it echoes the path asked for",
+        arguments: ["/_mock/ui/nothing.js", "/_mock/ui/%3Cscript%3Ealert(1)%3C%2Fscript%3E", "/_mock/ui/index.html"])
+    func unknownFileIsInert(path: String) throws {
+        try Self.withServer(token: "secret-token") { server in
+            let response = try fetch(server.port, "GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(response.status == 404)
+            #expect(response.header("Content-Security-Policy") == Self.policy)
+            #expect(response.header("X-Content-Type-Options") == "nosniff")
+            #expect(response.header("Content-Type")?.hasPrefix("application/json") == true)
+        }
+    }
+
     @Test("server.json says whether a token is needed; an unknown file is 404; the data stays behind the token")
     func serverInfoAndUnknownFiles() throws {
         try Self.withServer(token: "secret-token") { server in
