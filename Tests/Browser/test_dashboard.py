@@ -243,6 +243,31 @@ class Dashboard(unittest.TestCase):
         self.assertEqual(console_errors(self.driver), [])
         screenshot(self.driver, "violations")
 
+    def test_9_funnels_compare_the_holdout_and_a_stale_token_brings_the_prompt_back(self):
+        install = "holdout-" + uuid.uuid4().hex[:8]
+        campaign = "holdout-" + uuid.uuid4().hex[:6]
+        events = [placement_event(kind, f"{install}-{arm}-{kind}", campaign=campaign, variant=variant, arm=arm)
+                  for arm, variant, kinds in (("treatment", "spring", ("eligible", "anchor_visible", "exposure")),
+                                              ("control", "control", ("eligible", "anchor_visible")),
+                                              ("holdout", "control", ("eligible",)))
+                  for kind in kinds]
+        self.mock.post_events("acme-market", install, events)
+        self.open("funnels")
+        section = f"#funnel-output section[data-campaign='{campaign}']"
+        self.find(section)
+        totals = {row.get_attribute("data-arm-total"): int(row.find_element(
+            By.CSS_SELECTOR, "td[data-step=eligible]").text) for row in self.driver.find_elements(
+            By.CSS_SELECTOR, f"{section} tr[data-arm-total]")}
+        self.assertEqual(totals, {"treatment": 1, "control": 1, "holdout": 1})
+        self.assertEqual(len(self.driver.find_elements(By.CSS_SELECTOR, f"{section} svg rect")), 18)
+        # The server now wants another token (restarted with one): Refresh asks for it, with no uncaught error.
+        console_errors(self.driver)
+        self.driver.execute_script("sessionStorage.setItem('grona-mock-admin-token', 'stale')")
+        self.find("#funnel-refresh").click()
+        self.wait().until(lambda driver: driver.find_element(By.ID, "token-prompt").is_displayed())
+        self.assertEqual([entry for entry in console_errors(self.driver) if entry.get("source") == "javascript"], [])
+        self.open("funnels")
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
