@@ -8,6 +8,7 @@ import uuid
 
 from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as visible
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -267,6 +268,34 @@ class Dashboard(unittest.TestCase):
         self.wait().until(lambda driver: driver.find_element(By.ID, "token-prompt").is_displayed())
         self.assertEqual([entry for entry in console_errors(self.driver) if entry.get("source") == "javascript"], [])
         self.open("funnels")
+
+    def test_10_a_narrow_window_scrolls_no_page_sideways_and_live_rows_open_by_keyboard(self):
+        self.driver.set_window_size(420, 900)
+        try:
+            self.post_funnel_events()
+            for page, ready in PAGES.items():
+                self.open(page)
+                self.find(ready)
+                if page == "funnels":
+                    self.find("#funnel-output section[data-campaign] svg")
+                overflow = self.driver.execute_script(
+                    "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+                screenshot(self.driver, f"narrow-{page}")
+                self.assertLessEqual(overflow, 0, f"{page} scrolls sideways in a narrow window")
+        finally:
+            self.driver.set_window_size(1400, 1000)
+        self.open("live")
+        self.find("#live-state[data-state=live]")
+        install = "keyboard-" + uuid.uuid4().hex[:8]
+        self.mock.post_events("acme-market", install, [placement_event("exposure", f"{install}-1")])
+        self.wait(2).until(lambda driver: len(self.rows_mentioning(install)) == 1)
+        self.rows_mentioning(install)[0].send_keys(Keys.ENTER)
+        self.assertIn(f'"{install}-1"', self.find("#live-detail pre").text)
+
+    def post_funnel_events(self):
+        install = "narrow-" + uuid.uuid4().hex[:8]
+        self.mock.post_events("acme-market", install, [
+            placement_event(kind, f"{install}-{kind}") for kind in ("eligible", "anchor_visible", "exposure")])
 
 
 if __name__ == "__main__":
