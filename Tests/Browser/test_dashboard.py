@@ -244,7 +244,7 @@ class Dashboard(unittest.TestCase):
         self.assertEqual(console_errors(self.driver), [])
         screenshot(self.driver, "violations")
 
-    def test_9_funnels_compare_the_holdout_and_a_stale_token_brings_the_prompt_back(self):
+    def test_9a_funnels_compare_the_holdout_and_a_stale_token_brings_the_prompt_back(self):
         install = "holdout-" + uuid.uuid4().hex[:8]
         campaign = "holdout-" + uuid.uuid4().hex[:6]
         events = [placement_event(kind, f"{install}-{arm}-{kind}", campaign=campaign, variant=variant, arm=arm)
@@ -269,7 +269,7 @@ class Dashboard(unittest.TestCase):
         self.assertEqual([entry for entry in console_errors(self.driver) if entry.get("source") == "javascript"], [])
         self.open("funnels")
 
-    def test_10_a_narrow_window_scrolls_no_page_sideways_and_live_rows_open_by_keyboard(self):
+    def test_9b_a_narrow_window_scrolls_no_page_sideways_and_live_rows_open_by_keyboard(self):
         self.driver.set_window_size(420, 900)
         try:
             self.post_funnel_events()

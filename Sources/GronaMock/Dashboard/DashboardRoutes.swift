@@ -23,6 +23,8 @@ enum DashboardRoutes {
         var files = DashboardAssets.files
         files["server.json"] = DashboardAssets.File(
             bytes: Array("{\"adminToken\":\(tokenRequired)}".utf8), contentType: "application/json")
+        files["vocabulary.json"] = DashboardAssets.File(
+            bytes: DashboardVocabulary.json.serialized(), contentType: "application/json")
         router.on(.get, page) { [files] request in
             guard let file = files["index.html"] else { throw notFound(request.path) }
             return response(file)

@@ -1,5 +1,6 @@
 import Foundation
 import GronaMock
+import GronaMockJSON
 import GronaMockTestSupport
 import Testing
 
@@ -64,6 +65,30 @@ struct DashboardRoutesTests {
             #expect(response.header("Content-Security-Policy") == Self.policy)
             #expect(response.header("X-Content-Type-Options") == "nosniff")
             #expect(response.header("Content-Type")?.hasPrefix("application/json") == true)
+        }
+    }
+
+    @Test("vocabulary.json offers the fault endpoints, kinds and parameters of the engine's enums, without a token")
+    func vocabularyIsTheEngines() throws {
+        try Self.withServer(token: "secret-token") { server in
+            let response = try fetch(server.port, "GET /_mock/ui/vocabulary.json HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(response.status == 200)
+            #expect(response.header("Content-Type") == "application/json")
+            let json = try JSONParser().parse(response.body)
+            let endpoints = json["faultEndpoints"]?.arrayValue?.compactMap(\.stringValue)
+            #expect(endpoints == ["all"] + FaultEngine.Endpoint.allCases.map(\.rawValue))
+            let kinds = json["faultKinds"]?.arrayValue ?? []
+            #expect(kinds.compactMap { $0["kind"]?.stringValue } == FaultKind.allCases.map(\.rawValue))
+            for (entry, kind) in zip(kinds, FaultKind.allCases) {
+                let parameters = entry["parameters"]?.arrayValue?.compactMap(\.stringValue)
+                #expect(parameters == kind.parameters, "\(kind)")
+                #expect(entry["endpoint"]?.stringValue == kind.onlyEndpoint?.rawValue, "\(kind)")
+            }
+            // And the page keeps no copy of its own to drift from them.
+            let faults = try fetch(server.port, "GET /_mock/ui/faults.js HTTP/1.1\r\nHost: x\r\n\r\n").text
+            for kind in FaultKind.allCases where kind.rawValue.contains("_") {
+                #expect(!faults.contains("\"\(kind.rawValue)\""), "faults.js names \(kind.rawValue) itself")
+            }
         }
     }
 
