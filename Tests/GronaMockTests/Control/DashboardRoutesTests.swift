@@ -13,15 +13,7 @@ struct DashboardRoutesTests {
         + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
     static func withServer<T>(token: String? = nil, _ body: (GronaMockServer) throws -> T) throws -> T {
-        let fixture = try MockFixture.standard()
-        var configuration = fixture.configuration()
-        configuration.adminToken = token
-        let server = try GronaMockServer.start(configuration, logger: .silent)
-        defer {
-            server.shutdown()
-            server.wait()
-        }
-        return try body(server)
+        try MockFixture.standard().withServer(configure: { $0.adminToken = token }, body)
     }
 
     @Test(

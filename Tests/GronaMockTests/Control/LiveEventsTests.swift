@@ -16,16 +16,11 @@ struct LiveEventsTests {
         _ live: GronaMockConfiguration.Live = .init(heartbeat: .milliseconds(50)), token: String? = nil,
         _ body: (GronaMockServer) throws -> T
     ) throws -> T {
-        let fixture = try MockFixture.standard()
-        var configuration = fixture.configuration()
-        configuration.live = live
-        configuration.adminToken = token
-        let server = try GronaMockServer.start(configuration, logger: .silent)
-        defer {
-            server.shutdown()
-            server.wait()
-        }
-        return try body(server)
+        try MockFixture.standard().withServer(
+            configure: {
+                $0.live = live
+                $0.adminToken = token
+            }, body)
     }
 
     static func post(_ port: Int, _ events: [JSONValue]) throws {
