@@ -292,6 +292,27 @@ class Dashboard(unittest.TestCase):
         self.rows_mentioning(install)[0].send_keys(Keys.ENTER)
         self.assertIn(f'"{install}-1"', self.find("#live-detail pre").text)
 
+    def test_9c_leaving_the_live_view_before_it_loaded_leaves_no_stream_open(self):
+        self.open("workspaces")
+        # Every live stream the page opens, by its abort signal.
+        self.driver.execute_script("""
+            window.__streams = [];
+            const original = window.fetch;
+            window.fetch = (url, init = {}) => {
+              if (String(url).includes('/_mock/events/live')) window.__streams.push(init.signal);
+              return original(url, init);
+            };""")
+        for _ in range(5):
+            # A QA engineer clicking Live events, then another view before it has loaded.
+            self.driver.execute_script(
+                "location.hash = '#/live'; setTimeout(() => { location.hash = '#/clock'; }, 0);")
+            self.find("[data-page=clock] #clock-now")
+            self.driver.execute_script("location.hash = '#/workspaces';")
+            self.find("[data-page=workspaces] section[data-workspace]")
+        self.wait().until(lambda driver: driver.execute_script("return window.__streams.length") > 0)
+        open_streams = self.driver.execute_script("return window.__streams.filter((signal) => !signal.aborted).length")
+        self.assertEqual(open_streams, 0, "a live stream outlived its view")
+
     def post_funnel_events(self):
         install = "narrow-" + uuid.uuid4().hex[:8]
         self.mock.post_events("acme-market", install, [
