@@ -90,7 +90,7 @@ public final class GronaMockServer: Sendable {
         let metrics = Metrics()
         let storeReference = Late<EventStore>()
         let waiters = EventWaiters { storeReference.value }
-        let feed = LiveFeed(capacity: configuration.live.feedCapacity)
+        let feed = LiveFeed(capacity: configuration.live.feedCapacity, byteCapacity: configuration.live.feedBytes)
         let events = EventStore(
             storage: storage, maxEvents: configuration.maxEvents, logger: logger, metrics: metrics, feed: feed
         ) { touched in

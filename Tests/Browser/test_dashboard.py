@@ -8,6 +8,7 @@ import uuid
 
 from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as visible
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -242,6 +243,80 @@ class Dashboard(unittest.TestCase):
         self.wait().until(lambda driver: f'"{install}-action"' in driver.find_element(By.ID, "violation-event").text)
         self.assertEqual(console_errors(self.driver), [])
         screenshot(self.driver, "violations")
+
+    def test_9a_funnels_compare_the_holdout_and_a_stale_token_brings_the_prompt_back(self):
+        install = "holdout-" + uuid.uuid4().hex[:8]
+        campaign = "holdout-" + uuid.uuid4().hex[:6]
+        events = [placement_event(kind, f"{install}-{arm}-{kind}", campaign=campaign, variant=variant, arm=arm)
+                  for arm, variant, kinds in (("treatment", "spring", ("eligible", "anchor_visible", "exposure")),
+                                              ("control", "control", ("eligible", "anchor_visible")),
+                                              ("holdout", "control", ("eligible",)))
+                  for kind in kinds]
+        self.mock.post_events("acme-market", install, events)
+        self.open("funnels")
+        section = f"#funnel-output section[data-campaign='{campaign}']"
+        self.find(section)
+        totals = {row.get_attribute("data-arm-total"): int(row.find_element(
+            By.CSS_SELECTOR, "td[data-step=eligible]").text) for row in self.driver.find_elements(
+            By.CSS_SELECTOR, f"{section} tr[data-arm-total]")}
+        self.assertEqual(totals, {"treatment": 1, "control": 1, "holdout": 1})
+        self.assertEqual(len(self.driver.find_elements(By.CSS_SELECTOR, f"{section} svg rect")), 18)
+        # The server now wants another token (restarted with one): Refresh asks for it, with no uncaught error.
+        console_errors(self.driver)
+        self.driver.execute_script("sessionStorage.setItem('grona-mock-admin-token', 'stale')")
+        self.find("#funnel-refresh").click()
+        self.wait().until(lambda driver: driver.find_element(By.ID, "token-prompt").is_displayed())
+        self.assertEqual([entry for entry in console_errors(self.driver) if entry.get("source") == "javascript"], [])
+        self.open("funnels")
+
+    def test_9b_a_narrow_window_scrolls_no_page_sideways_and_live_rows_open_by_keyboard(self):
+        self.driver.set_window_size(420, 900)
+        try:
+            self.post_funnel_events()
+            for page, ready in PAGES.items():
+                self.open(page)
+                self.find(ready)
+                if page == "funnels":
+                    self.find("#funnel-output section[data-campaign] svg")
+                overflow = self.driver.execute_script(
+                    "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+                screenshot(self.driver, f"narrow-{page}")
+                self.assertLessEqual(overflow, 0, f"{page} scrolls sideways in a narrow window")
+        finally:
+            self.driver.set_window_size(1400, 1000)
+        self.open("live")
+        self.find("#live-state[data-state=live]")
+        install = "keyboard-" + uuid.uuid4().hex[:8]
+        self.mock.post_events("acme-market", install, [placement_event("exposure", f"{install}-1")])
+        self.wait(2).until(lambda driver: len(self.rows_mentioning(install)) == 1)
+        self.rows_mentioning(install)[0].send_keys(Keys.ENTER)
+        self.assertIn(f'"{install}-1"', self.find("#live-detail pre").text)
+
+    def test_9c_leaving_the_live_view_before_it_loaded_leaves_no_stream_open(self):
+        self.open("workspaces")
+        # Every live stream the page opens, by its abort signal.
+        self.driver.execute_script("""
+            window.__streams = [];
+            const original = window.fetch;
+            window.fetch = (url, init = {}) => {
+              if (String(url).includes('/_mock/events/live')) window.__streams.push(init.signal);
+              return original(url, init);
+            };""")
+        for _ in range(5):
+            # A QA engineer clicking Live events, then another view before it has loaded.
+            self.driver.execute_script(
+                "location.hash = '#/live'; setTimeout(() => { location.hash = '#/clock'; }, 0);")
+            self.find("[data-page=clock] #clock-now")
+            self.driver.execute_script("location.hash = '#/workspaces';")
+            self.find("[data-page=workspaces] section[data-workspace]")
+        self.wait().until(lambda driver: driver.execute_script("return window.__streams.length") > 0)
+        open_streams = self.driver.execute_script("return window.__streams.filter((signal) => !signal.aborted).length")
+        self.assertEqual(open_streams, 0, "a live stream outlived its view")
+
+    def post_funnel_events(self):
+        install = "narrow-" + uuid.uuid4().hex[:8]
+        self.mock.post_events("acme-market", install, [
+            placement_event(kind, f"{install}-{kind}") for kind in ("eligible", "anchor_visible", "exposure")])
 
 
 if __name__ == "__main__":

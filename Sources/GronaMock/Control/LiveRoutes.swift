@@ -57,8 +57,11 @@ enum LiveRoutes {
 /// One viewer's place in the feed: the state of its stream. When the stream is cancelled (the client left)
 /// or ends, the stream drops it, and its slot is freed.
 final class LiveViewer: Sendable {
-    /// Entries (batches) turned into one piece at most: a piece stays a few hundred KiB at worst.
+    /// Entries (batches) turned into one piece at most.
     static let entriesPerPiece = 32
+    /// A piece ends after the entry that takes it past this many bytes: 32 batches of 512 KiB would make a
+    /// 16 MiB piece, held whole by the connection of a viewer that does not read.
+    static let pieceBytes = 256 * 1024
 
     let id: Int
     let progress: LiveViewers.Progress
@@ -88,11 +91,14 @@ final class LiveViewer: Sendable {
         }
         for entry in entries {
             cursor = LiveEventText.append(entry, after: cursor, filter: filter, to: &output)
+            if output.count >= Self.pieceBytes { break }
         }
         let now = MonotonicClock.now()
         let lastSent = progress.lastSent.load(ordering: .acquiring)
+        let probed = progress.probe.exchange(false, ordering: .acquiringAndReleasing)
         if output.isEmpty
-            && (lastSent == 0 || now >= MonotonicClock.deadline(from: lastSent, after: viewers.options.heartbeat))
+            && (probed || lastSent == 0
+                || now >= MonotonicClock.deadline(from: lastSent, after: viewers.options.heartbeat))
         {
             output = LiveEventText.heartbeat
         }

@@ -13,6 +13,8 @@ package final class LiveViewers: Sendable {
         let cursor: Atomic<Int>
         /// Monotonic nanoseconds of the last piece sent; 0 before the first.
         let lastSent = Atomic<UInt64>(0)
+        /// A heartbeat is owed now, whatever the interval: set to find out whether the viewer is still there.
+        let probe = Atomic<Bool>(false)
 
         init(cursor: Int) {
             self.cursor = Atomic(cursor)
@@ -54,15 +56,26 @@ package final class LiveViewers: Sendable {
     var isStopping: Bool { stopping.load(ordering: .acquiring) }
 
     /// A new viewer reading after `cursor`, or nil when `maxViewers` are already connected.
+    ///
+    /// A viewer that closed its connection (a page reloaded, a filter applied: the browser aborts the fetch)
+    /// is only noticed when a write to it fails, since a client's FIN alone may be a half-close. So when the
+    /// viewers are full, each waiting one is sent a heartbeat at once: those that left are freed within a
+    /// round trip, and the refused viewer's retry finds their places, rather than waiting out the heartbeat.
     func join(cursor: Int) -> (id: Int, progress: Progress)? {
-        state.withLock { state in
-            guard state.slots.count < options.maxViewers, !isStopping else { return nil }
+        let (joined, full) = state.withLock { state -> ((id: Int, progress: Progress)?, full: Bool) in
+            guard !isStopping else { return (nil, false) }
+            guard state.slots.count < options.maxViewers else {
+                for slot in state.slots.values { slot.progress.probe.store(true, ordering: .releasing) }
+                return (nil, true)
+            }
             state.nextID += 1
             let progress = Progress(cursor: cursor)
             state.slots[state.nextID] = Slot(progress: progress)
             _ = connected.add(1, ordering: .relaxed)
-            return (state.nextID, progress)
+            return ((state.nextID, progress), false)
         }
+        if full { worker.wake() }
+        return joined
     }
 
     /// The viewer's stream was cancelled or ended: its slot is freed, with any request still parked.
@@ -109,6 +122,7 @@ package final class LiveViewers: Sendable {
     private func due(_ progress: Progress, now: UInt64) -> Bool {
         let lastSent = progress.lastSent.load(ordering: .acquiring)
         return progress.cursor.load(ordering: .acquiring) < feed.newestID || lastSent == 0
+            || progress.probe.load(ordering: .acquiring)
             || now >= MonotonicClock.deadline(from: lastSent, after: options.heartbeat)
     }
 

@@ -23,26 +23,35 @@ enum DashboardRoutes {
         var files = DashboardAssets.files
         files["server.json"] = DashboardAssets.File(
             bytes: Array("{\"adminToken\":\(tokenRequired)}".utf8), contentType: "application/json")
+        files["vocabulary.json"] = DashboardAssets.File(
+            bytes: DashboardVocabulary.json.serialized(), contentType: "application/json")
         router.on(.get, page) { [files] request in
-            guard let file = files["index.html"] else { throw HTTPError.notFound(request.path) }
+            guard let file = files["index.html"] else { throw notFound(request.path) }
             return response(file)
         }
         router.on(.get, asset) { [files] request in
             guard let name = request.pathParameters["asset"], name != "index.html", let file = files[name] else {
-                throw HTTPError.notFound(request.path)
+                throw notFound(request.path)
             }
             return response(file)
         }
     }
 
+    /// What every answer of these routes carries, a refusal too: an unknown file's 404 echoes its path, and
+    /// must be as inert in a browser as the files are.
+    static let securityHeaders: [String: String] = [
+        "Content-Security-Policy": contentSecurityPolicy, "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer", "Cross-Origin-Opener-Policy": "same-origin",
+    ]
+
+    private static func notFound(_ path: String) -> HTTPError {
+        let plain = HTTPError.notFound(path)
+        return HTTPError(plain.status, code: plain.code, message: plain.message, headers: securityHeaders)
+    }
+
     private static func response(_ file: DashboardAssets.File) -> HTTPResponse {
-        HTTPResponse(
-            status: .ok,
-            headers: [
-                "Content-Type": file.contentType, "Cache-Control": "no-cache",
-                "Content-Security-Policy": contentSecurityPolicy, "X-Content-Type-Options": "nosniff",
-                "Referrer-Policy": "no-referrer", "Cross-Origin-Opener-Policy": "same-origin",
-            ],
-            body: file.bytes)
+        var headers: HTTPHeaders = ["Content-Type": file.contentType, "Cache-Control": "no-cache"]
+        for (name, value) in securityHeaders.sorted(by: { $0.key < $1.key }) { headers.set(name, value) }
+        return HTTPResponse(status: .ok, headers: headers, body: file.bytes)
     }
 }

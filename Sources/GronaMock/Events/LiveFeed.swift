@@ -8,8 +8,8 @@ import GronaMockHTTP
 /// cursor, on the viewers' thread (`LiveViewers`); one that falls behind the oldest event kept is told how
 /// many it missed (a `gap`) and goes on from there.
 ///
-/// **Bounded.** At most `capacity` events are kept (a single batch larger than that is kept whole, and a batch
-/// is at most 512 KiB); older batches are dropped as newer ones arrive.
+/// **Bounded.** At most `capacity` events and `byteCapacity` bytes of their JSON are kept (a single batch larger
+/// than either is kept whole, and a batch is at most 512 KiB); older batches are dropped as newer ones arrive.
 package final class LiveFeed: Sendable {
     /// One committed batch. Its events are numbered from `firstID`: the accepted ones in their order, then the
     /// rejected ones.
@@ -20,6 +20,8 @@ package final class LiveFeed: Sendable {
         let duplicateIndexes: [Int]
         /// Its events as SSE text, made by the first viewer that reads them (`LiveEventText.format`).
         let formatted: Lazy<LiveEventText.Formatted>
+        /// The bytes of its events' JSON and fields, counted against `byteCapacity`.
+        let bytes: Int
 
         var count: Int { batch.accepted.count + batch.rejected.count }
         /// One past the id of its last event.
@@ -32,18 +34,21 @@ package final class LiveFeed: Sendable {
         /// amortized.
         var head = 0
         var kept = 0
+        var keptBytes = 0
         var nextID = 1
     }
 
     package let capacity: Int
+    package let byteCapacity: Int
     private let ring = Mutex(Ring())
     /// The id of the newest event (0: none yet), read without the lock by the viewers' thread.
     private let newest = Atomic<Int>(0)
     /// Told after each append: the viewers' thread, woken once per group of batches whatever the viewers.
     private let listener = Mutex<(@Sendable () -> Void)?>(nil)
 
-    package init(capacity: Int) {
+    package init(capacity: Int, byteCapacity: Int = .max) {
         self.capacity = max(1, capacity)
+        self.byteCapacity = max(1, byteCapacity)
     }
 
     /// The id of the newest event appended, 0 before the first.
@@ -59,17 +64,23 @@ package final class LiveFeed: Sendable {
         guard !written.isEmpty else { return }
         // Made before the lock, so that it is held for the append only.
         let boxes = written.map { _ in Lazy<LiveEventText.Formatted>() }
+        let sizes = written.map { batch, _ in
+            batch.accepted.bytes.count + batch.rejected.reduce(0) { $0 + $1.json.count }
+        }
         let (last, dropped) = ring.withLock { ring -> (Int, ArraySlice<Entry>) in
-            for ((batch, result), box) in zip(written, boxes) {
+            for (index, (batch, result)) in written.enumerated() {
                 let entry = Entry(
-                    firstID: ring.nextID, batch: batch, duplicateIndexes: result.duplicateIndexes, formatted: box)
+                    firstID: ring.nextID, batch: batch, duplicateIndexes: result.duplicateIndexes,
+                    formatted: boxes[index], bytes: sizes[index])
                 guard entry.count > 0 else { continue }
                 ring.nextID += entry.count
                 ring.kept += entry.count
+                ring.keptBytes += entry.bytes
                 ring.entries.append(entry)
             }
-            while ring.kept > capacity && ring.entries.count - ring.head > 1 {
+            while (ring.kept > capacity || ring.keptBytes > byteCapacity) && ring.entries.count - ring.head > 1 {
                 ring.kept -= ring.entries[ring.head].count
+                ring.keptBytes -= ring.entries[ring.head].bytes
                 ring.head += 1
             }
             var dropped: ArraySlice<Entry> = []

@@ -1,5 +1,6 @@
 import Foundation
 import GronaMock
+import GronaMockJSON
 import GronaMockTestSupport
 import Testing
 
@@ -12,15 +13,7 @@ struct DashboardRoutesTests {
         + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
     static func withServer<T>(token: String? = nil, _ body: (GronaMockServer) throws -> T) throws -> T {
-        let fixture = try MockFixture.standard()
-        var configuration = fixture.configuration()
-        configuration.adminToken = token
-        let server = try GronaMockServer.start(configuration, logger: .silent)
-        defer {
-            server.shutdown()
-            server.wait()
-        }
-        return try body(server)
+        try MockFixture.standard().withServer(configure: { $0.adminToken = token }, body)
     }
 
     @Test(
@@ -51,6 +44,43 @@ struct DashboardRoutesTests {
             #expect(page.components(separatedBy: "<script").count == 2)
             #expect(!page.contains("<style") && !page.contains("style="))
             #expect(page.range(of: #"\son[a-z]+\s*="#, options: .regularExpression) == nil, "an inline handler")
+        }
+    }
+
+    @Test(
+        "an unknown file's 404 carries the same CSP and nosniff as the files: it echoes the path asked for",
+        arguments: ["/_mock/ui/nothing.js", "/_mock/ui/%3Cscript%3Ealert(1)%3C%2Fscript%3E", "/_mock/ui/index.html"])
+    func unknownFileIsInert(path: String) throws {
+        try Self.withServer(token: "secret-token") { server in
+            let response = try fetch(server.port, "GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(response.status == 404)
+            #expect(response.header("Content-Security-Policy") == Self.policy)
+            #expect(response.header("X-Content-Type-Options") == "nosniff")
+            #expect(response.header("Content-Type")?.hasPrefix("application/json") == true)
+        }
+    }
+
+    @Test("vocabulary.json offers the fault endpoints, kinds and parameters of the engine's enums, without a token")
+    func vocabularyIsTheEngines() throws {
+        try Self.withServer(token: "secret-token") { server in
+            let response = try fetch(server.port, "GET /_mock/ui/vocabulary.json HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(response.status == 200)
+            #expect(response.header("Content-Type") == "application/json")
+            let json = try JSONParser().parse(response.body)
+            let endpoints = json["faultEndpoints"]?.arrayValue?.compactMap(\.stringValue)
+            #expect(endpoints == ["all"] + FaultEngine.Endpoint.allCases.map(\.rawValue))
+            let kinds = json["faultKinds"]?.arrayValue ?? []
+            #expect(kinds.compactMap { $0["kind"]?.stringValue } == FaultKind.allCases.map(\.rawValue))
+            for (entry, kind) in zip(kinds, FaultKind.allCases) {
+                let parameters = entry["parameters"]?.arrayValue?.compactMap(\.stringValue)
+                #expect(parameters == kind.parameters, "\(kind)")
+                #expect(entry["endpoint"]?.stringValue == kind.onlyEndpoint?.rawValue, "\(kind)")
+            }
+            // And the page keeps no copy of its own to drift from them.
+            let faults = try fetch(server.port, "GET /_mock/ui/faults.js HTTP/1.1\r\nHost: x\r\n\r\n").text
+            for kind in FaultKind.allCases where kind.rawValue.contains("_") {
+                #expect(!faults.contains("\"\(kind.rawValue)\""), "faults.js names \(kind.rawValue) itself")
+            }
         }
     }
 

@@ -16,16 +16,11 @@ struct LiveEventsTests {
         _ live: GronaMockConfiguration.Live = .init(heartbeat: .milliseconds(50)), token: String? = nil,
         _ body: (GronaMockServer) throws -> T
     ) throws -> T {
-        let fixture = try MockFixture.standard()
-        var configuration = fixture.configuration()
-        configuration.live = live
-        configuration.adminToken = token
-        let server = try GronaMockServer.start(configuration, logger: .silent)
-        defer {
-            server.shutdown()
-            server.wait()
-        }
-        return try body(server)
+        try MockFixture.standard().withServer(
+            configure: {
+                $0.live = live
+                $0.adminToken = token
+            }, body)
     }
 
     static func post(_ port: Int, _ events: [JSONValue]) throws {
@@ -171,6 +166,28 @@ struct LiveEventsTests {
             first.client.reset()
             #expect(eventually(seconds: 5) { server.viewers.count == 1 })
             #expect(try LiveStreamClient(port: server.port).response.status == 200)
+        }
+    }
+
+    @Test("viewers that closed their connections are found out when the viewers are full, not a heartbeat later")
+    func closedViewersAreFoundWhenFull() throws {
+        // A heartbeat an hour apart: only the probe can free the places of viewers that left.
+        try Self.withServer(.init(maxViewers: 2, heartbeat: .seconds(3600))) { server in
+            for _ in 0..<2 {
+                // As a browser leaves a page: a FIN, with everything sent read.
+                let gone = try LiveStreamClient(port: server.port)
+                _ = try gone.read(until: 1) { $0.comment != nil }
+                gone.client.closeNow()
+            }
+            #expect(server.viewers.count == 2)
+            var statuses: [Int] = []
+            #expect(
+                try eventually(seconds: 10) {
+                    let viewer = try LiveStreamClient(port: server.port)
+                    statuses.append(viewer.response.status)
+                    return viewer.response.status == 200
+                })
+            #expect(statuses.allSatisfy { $0 == 200 || $0 == 503 })
         }
     }
 

@@ -10,17 +10,21 @@ struct BinaryRunner {
     }
 
     /// The binary SwiftPM built next to the test bundle.
-    static var executable: URL {
+    static var executable: URL { product("grona-mock") }
+
+    /// An executable product SwiftPM built next to the test bundle (the build tool a plugin runs is one).
+    static func product(_ name: String) -> URL {
         let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let beside = products.appendingPathComponent("grona-mock")
+        let beside = products.appendingPathComponent(name)
         if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
         // On Linux the test runner may live inside the .xctest directory.
-        return products.deletingLastPathComponent().appendingPathComponent("grona-mock")
+        return products.deletingLastPathComponent().appendingPathComponent(name)
     }
 
     /// Runs to completion with `arguments` and `environment` added to a minimal environment.
-    static func run(_ arguments: [String], environment: [String: String] = [:], directory: URL? = nil) throws -> Result
-    {
+    static func run(
+        _ arguments: [String], environment: [String: String] = [:], directory: URL? = nil, executable: URL = executable
+    ) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

@@ -75,9 +75,13 @@ final class MockFixture {
         return configuration
     }
 
-    /// Runs `body` against a server on this fixture, always stopping it.
-    func withServer<T>(_ body: (GronaMockServer) throws -> T) throws -> T {
-        let server = try GronaMockServer.start(configuration(), logger: .silent)
+    /// Runs `body` against a server on this fixture, its configuration changed by `configure`, always stopping it.
+    func withServer<T>(
+        configure: (inout GronaMockConfiguration) -> Void = { _ in }, _ body: (GronaMockServer) throws -> T
+    ) throws -> T {
+        var configuration = configuration()
+        configure(&configuration)
+        let server = try GronaMockServer.start(configuration, logger: .silent)
         defer {
             server.shutdown()
             server.wait()

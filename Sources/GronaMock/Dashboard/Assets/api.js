@@ -59,6 +59,13 @@ export async function serverInfo() {
   return response.ok ? response.json() : { adminToken: false };
 }
 
+/** The names the forms offer (fault endpoints, fault kinds and their parameters), from the engine's enums. */
+export async function vocabulary() {
+  const response = await fetch("/_mock/ui/vocabulary.json");
+  if (!response.ok) throw new Error(`the dashboard's vocabulary.json answered ${response.status}`);
+  return response.json();
+}
+
 /** A query string from an object, leaving out empty values. */
 export function query(parameters) {
   const search = new URLSearchParams();

@@ -17,6 +17,8 @@ const promptError = document.getElementById("token-error");
 const forget = document.getElementById("forget-token");
 let leave = null;
 let needsToken = false;
+/** Counts navigations, so that a page whose render finishes after another was opened is left at once. */
+let navigation = 0;
 
 /** Shows the token prompt, with why. */
 function askForToken(reason = "") {
@@ -50,6 +52,7 @@ async function useToken() {
 
 /** Renders the page the hash names; a page's `render` may answer a function to call when it is left. */
 async function show() {
+  const current = ++navigation;
   if (leave) {
     leave();
     leave = null;
@@ -64,8 +67,12 @@ async function show() {
   const container = el("div", { "data-page": name });
   replace(main, container);
   try {
-    leave = (await page.render(container)) ?? null;
+    const left = (await page.render(container)) ?? null;
+    // Another page was opened while this one loaded: whatever it started (the live stream) stops now.
+    if (current !== navigation) return left?.();
+    leave = left;
   } catch (error) {
+    if (current !== navigation) return;
     if (error instanceof TokenRequired) {
       token.clear();
       return askForToken("The server refused the token; enter it again.");

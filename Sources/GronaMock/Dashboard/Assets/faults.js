@@ -1,25 +1,28 @@
 // Faults: the rules with their fire counts (GET /_mock/faults), a form that adds one (POST), a button that
 // removes one (DELETE). The server checks every field and names each problem; its message is shown as text.
 
-import { api } from "./api.js";
+import { api, vocabulary } from "./api.js";
 import { el, field, replace, showError } from "./dom.js";
 
-const endpoints = ["config", "grants", "events", "all"];
-const kinds = ["status", "delay", "drop", "truncate", "bad_signature", "unknown_kid", "expired", "not_yet_valid",
-  "other_customer", "other_audience", "unsigned"];
-const numbers = ["count", "probability", "seed", "status", "retryAfterSeconds", "delayMs", "afterBytes"];
+/** What every rule may take, whatever its kind; each kind's own parameters come from the server. */
+const common = ["count", "probability", "seed"];
 const columns = ["id", "endpoint", "workspace", "kind", "parameters", "fired", "remaining", "seen", ""];
 
 export async function render(container) {
+  // The endpoints, kinds and each kind's parameters, from the engine's enums (never a copy kept here).
+  const { faultEndpoints: endpoints, faultKinds: kinds } = await vocabulary();
+  const parametersOf = new Map(kinds.map(({ kind, parameters }) => [kind, parameters]));
+  const numbers = [...common, ...new Set(kinds.flatMap(({ parameters }) => parameters))];
   const list = el("div", { id: "fault-list" });
   const controls = {
     endpoint: el("select", { id: "fault-endpoint" }, endpoints.map((name) => el("option", { value: name }, name))),
     workspace: el("input", { id: "fault-workspace", placeholder: "any workspace", spellcheck: "false" }),
-    kind: el("select", { id: "fault-kind" }, kinds.map((name) => el("option", { value: name }, name))),
+    kind: el("select", { id: "fault-kind" }, kinds.map(({ kind, endpoint }) =>
+      el("option", { value: kind }, endpoint ? `${kind} (${endpoint} only)` : kind))),
   };
   for (const name of numbers) controls[name] = el("input", { id: `fault-${name}`, inputmode: "decimal" });
   controls.count.value = "1";
-  controls.status.value = "503";
+  if (controls.status) controls.status.value = "503";
 
   const refresh = async () => {
     const answer = await api("/_mock/faults");
@@ -28,7 +31,7 @@ export async function render(container) {
       el("thead", {}, el("tr", {}, columns.map((title) => el("th", {}, title)))),
       el("tbody", {}, rules.map((rule) => el("tr", { "data-fault": rule.id },
         el("td", {}, rule.id), el("td", {}, rule.endpoint), el("td", {}, rule.workspace ?? "any"),
-        el("td", {}, rule.kind), el("td", {}, parameters(rule)),
+        el("td", {}, rule.kind), el("td", {}, parameters(rule, numbers)),
         el("td", { class: "number", "data-fired": rule.fired }, String(rule.fired)),
         el("td", { class: "number" }, rule.remaining === null ? "∞" : String(rule.remaining)),
         el("td", { class: "number" }, String(rule.seen)),
@@ -52,9 +55,7 @@ export async function render(container) {
       const text = controls[name].value.trim();
       if (!text) continue;
       // Only the parameters of the chosen kind are sent; the server refuses the others.
-      if ((name === "status" || name === "retryAfterSeconds") && rule.kind !== "status") continue;
-      if (name === "delayMs" && rule.kind !== "delay") continue;
-      if (name === "afterBytes" && rule.kind !== "truncate") continue;
+      if (!common.includes(name) && !(parametersOf.get(rule.kind) ?? []).includes(name)) continue;
       rule[name] = Number(text);
     }
     try {
@@ -74,8 +75,8 @@ export async function render(container) {
   await refresh();
 }
 
-function parameters(rule) {
-  return ["status", "retryAfterSeconds", "delayMs", "afterBytes", "count", "probability", "seed"]
+function parameters(rule, numbers) {
+  return numbers
     .filter((name) => rule[name] !== undefined && rule[name] !== null)
     .map((name) => `${name}=${rule[name]}`)
     .join(" ");

@@ -3,7 +3,7 @@
 // drawn as SVG bar charts.
 
 import { api, query, workspaceKeys } from "./api.js";
-import { el, field, replace, svg } from "./dom.js";
+import { el, field, replace, showError, svg } from "./dom.js";
 
 export const steps = ["eligible", "anchor_visible", "exposure", "served", "action", "purchase"];
 
@@ -29,8 +29,12 @@ export async function render(container) {
   const picker = el("select", { id: "funnel-workspace" }, keys.map((key) => el("option", { value: key }, key)));
   const output = el("div", { id: "funnel-output" });
   const load = async () => {
-    const answer = await api(`/_mock/events/funnels${query({ workspace: picker.value })}`);
-    drawFunnels(output, answer);
+    try {
+      drawFunnels(output, await api(`/_mock/events/funnels${query({ workspace: picker.value })}`));
+    } catch (error) {
+      // A refused token brings the prompt back; anything else is said in place, not left uncaught.
+      showError(output, error);
+    }
   };
   picker.addEventListener("change", load);
   replace(container, el("h2", {}, "Funnels"),
@@ -54,8 +58,12 @@ function drawFunnels(output, answer) {
     (answer.demo ?? []).length ? el("p", { class: "muted" }, `${answer.demo.length} demo rows are counted apart.`) : null);
 }
 
+/** The arms of contract §5, in the order compared: treatment and control always, holdout when it has rows. */
+export const armOrder = ["treatment", "control", "holdout"];
+
 function campaignSection(campaign, rows) {
-  const arms = ["treatment", "control"].map((arm) => {
+  const present = armOrder.filter((arm) => arm !== "holdout" || rows.some((row) => row.arm === arm));
+  const totals = present.map((arm) => {
     const total = steps.map(() => 0);
     for (const row of rows.filter((candidate) => candidate.arm === arm)) {
       counts(row).forEach((value, index) => { total[index] += value; });
@@ -65,9 +73,9 @@ function campaignSection(campaign, rows) {
   return el("section", { class: "card", "data-campaign": campaign },
     el("h3", {}, campaign),
     table(rows),
-    el("h3", {}, "Treatment against control"),
-    armTable(arms),
-    chart(arms));
+    el("h3", {}, present.includes("holdout") ? "Treatment against control and holdout" : "Treatment against control"),
+    armTable(totals),
+    chart(totals));
 }
 
 function table(rows) {
@@ -101,7 +109,7 @@ function chart(arms) {
   const width = 620;
   const height = 180;
   const band = (width - 40) / steps.length;
-  const bar = band / 3;
+  const bar = band / (arms.length + 1);
   const top = Math.max(1, ...arms.flatMap(({ values }) => values));
   const scale = (value) => ((height - 40) * value) / top;
   const bars = [];
@@ -117,6 +125,5 @@ function chart(arms) {
   return el("figure", {},
     svg("svg", { viewBox: `0 0 ${width} ${height}`, width, height, role: "img", "aria-label": "funnel by arm" }, bars),
     el("figcaption", { class: "legend" },
-      el("span", {}, el("span", { class: "swatch treatment" }), "treatment"),
-      el("span", {}, el("span", { class: "swatch control" }), "control")));
+      arms.map(({ arm }) => el("span", {}, el("span", { class: `swatch ${arm}` }), arm))));
 }

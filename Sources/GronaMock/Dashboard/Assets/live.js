@@ -37,12 +37,20 @@ export async function render(container) {
       el("td", { class: "reason" },
         message.event === "gap" ? `${data.missed} events were dropped before this view read them`
           : data.reason ? `${data.field}: ${data.reason}` : ""));
-    row.addEventListener("click", () => {
+    const open = () => {
       for (const selected of rows.querySelectorAll("tr.selected")) selected.classList.remove("selected");
       row.classList.add("selected");
       replace(detail,
         data.reason ? el("p", { class: "error" }, `Rejected at ${data.field}: ${data.reason}`) : null,
         jsonBlock(data.event ?? data));
+    };
+    // A row opens by keyboard too: Tab reaches it, Enter or Space opens it.
+    row.tabIndex = 0;
+    row.addEventListener("click", open);
+    row.addEventListener("keydown", (event) => {
+      if (event.key !== "Enter" && event.key !== " ") return;
+      event.preventDefault();
+      open();
     });
     rows.prepend(row);
     while (rows.childElementCount > maxRows) rows.lastElementChild.remove();

@@ -1,0 +1,22 @@
+import GronaMockJSON
+
+/// `/_mock/ui/vocabulary.json`: the names the page offers in its forms, made from the engine's own enums, so
+/// the dashboard never keeps a second copy of a vocabulary that could drift (a fault kind added here shows in
+/// the form without touching the page). Names only, as docs/faults.md lists them: no data, so it is public
+/// like the page's other files.
+enum DashboardVocabulary {
+    static var json: JSONValue {
+        let targets = [FaultRule.Target.all] + FaultEngine.Endpoint.allCases.map(FaultRule.Target.endpoint)
+        return [
+            "faultEndpoints": .array(targets.map { .string($0.name) }),
+            "faultKinds": .array(
+                FaultKind.allCases.map { kind in
+                    [
+                        "kind": .string(kind.rawValue),
+                        "endpoint": kind.onlyEndpoint.map { .string($0.rawValue) } ?? .null,
+                        "parameters": .array(kind.parameters.map(JSONValue.string)),
+                    ]
+                }),
+        ]
+    }
+}
