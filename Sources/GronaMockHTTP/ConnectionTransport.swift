@@ -58,6 +58,11 @@ package protocol ConnectionTransportFactory: Sendable {
     /// The transport for the socket `fd`, just accepted, on the thread of the loop that will own it; nil
     /// when none can be made (the caller then closes `fd`).
     func makeTransport(fd: Int32) -> (any ConnectionTransport)?
+
+    /// What a client this listener turns away before any transport exists (over the connection cap, out of
+    /// descriptors) is sent, raw on the socket, before the close: a client of this protocol must be able to
+    /// read it, which the plain-HTTP 503 is not to a TLS client.
+    var refusal: [UInt8] { get }
 }
 
 /// Plain HTTP: the connection reads and writes its socket directly, as it did before transports existed (one
