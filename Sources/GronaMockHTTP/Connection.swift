@@ -355,7 +355,7 @@ final class Connection {
             }
             if case .finalResponseQueued(let ending) = phase {
                 if ending == .abort {
-                    close()
+                    close(cut: true)
                 } else {
                     startLingeringClose(afterError: ending == .afterError)
                 }
@@ -483,11 +483,13 @@ final class Connection {
         updateInterest()
     }
 
-    func close() {
+    /// `cut`: the connection ends inside an answer, on purpose or by a failed stream (see
+    /// `ConnectionTransport.close(cut:)`).
+    func close(cut: Bool = false) {
         guard !phase.isClosed else { return }
         phase = .closed
         loop.remove(self)
-        transport.close()
+        transport.close(cut: cut)
         outbound.removeAll()
         finished.removeAll()
         streaming?.stream.cancel()

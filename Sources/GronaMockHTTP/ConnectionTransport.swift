@@ -32,8 +32,11 @@ package protocol ConnectionTransport {
     /// Ends our sending side (a lingering close, RFC 9112 §9.6); reading goes on.
     func shutdownWrite()
 
-    /// Releases the transport and closes the socket. Called once.
-    func close()
+    /// Releases the transport and closes the socket. Called once. `cut`: the connection ends inside an answer
+    /// (a drop or truncate fault, a streamed body that failed), and must end as a broken network would: over
+    /// TLS without close_notify, which would tell the client that what it read is whole (RFC 9112 §9.8: an
+    /// incomplete close is how a client learns of a truncated answer; a close-delimited body has no other).
+    func close(cut: Bool)
 }
 
 /// What one `ConnectionTransport.receive` brought.
@@ -92,7 +95,7 @@ struct SocketTransport: ConnectionTransport {
         _ = shutdown(fd, Int32(SHUT_WR))
     }
 
-    func close() {
+    func close(cut: Bool) {
         #if canImport(Glibc)
         Glibc.close(fd)
         #else

@@ -212,7 +212,7 @@ final class EventLoop: @unchecked Sendable {
             try poller.register(fd, token: nextToken, interest: .read)
         } catch {
             context.openConnections.subtract(1, ordering: .relaxed)
-            transport.close()
+            transport.close(cut: false)
             return
         }
         connections[nextToken] = connection

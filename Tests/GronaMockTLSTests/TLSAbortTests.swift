@@ -143,4 +143,31 @@ struct TLSAbortTests {
         #expect(client.isClosedByServer())
         #expect(server.openConnections == 0)
     }
+
+    /// A drop or truncate fault imitates a broken network; a close_notify after it would tell the client that
+    /// what it read is whole (RFC 9112 §9.8), which a close-delimited body cannot contradict.
+    @Test(
+        "an answer cut on purpose (drop, truncate) ends with no close_notify; a whole answer's close has one",
+        arguments: PollerBackend.allCases)
+    func cutAnswersEndWithoutCloseNotify(backend: PollerBackend) throws {
+        let certificates = try TestCertificates()
+        var router = TestRoutes.router()
+        router.on(.get, "/cut/{how}") { request in
+            var response = HTTPResponse.json(String(repeating: "x", count: 1000))
+            response.delivery = request.pathParameters["how"] == "drop" ? .dropConnection : .truncated(afterBytes: 10)
+            return response
+        }
+        try withLiveServer(try tlsConfiguration(backend, certificates), router: router) { server in
+            for how in ["drop", "truncate"] {
+                let client = try RawClient(port: server.tlsPort, tls: certificates.client)
+                try client.send("GET /cut/\(how) HTTP/1.1\r\nHost: x\r\n\r\n")
+                let received = try client.readUntilClosed()
+                #expect(!client.endedWithCloseNotify, "\(how): \(received.count) bytes, then close_notify")
+            }
+            let whole = try RawClient(port: server.tlsPort, tls: certificates.client)
+            try whole.send("GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            #expect(String(decoding: try whole.readUntilClosed(), as: UTF8.self).hasSuffix("{\"hello\":\"world\"}"))
+            #expect(whole.endedWithCloseNotify)
+        }
+    }
 }
