@@ -92,8 +92,9 @@ final class ServerTLSContext: @unchecked Sendable {
             guard SSL_CTX_ctrl(context, SSL_CTRL_CHAIN_CERT, 1, UnsafeMutableRawPointer(intermediate.pointer)) == 1
             else { throw .openSSL("using the certificate chain of \(certificateFile)") }
         }
+        // This checks that the key is the certificate's too ("key values mismatch" when not).
         guard SSL_CTX_use_PrivateKey(context, key.pointer) == 1 else {
-            throw .openSSL("using the private key \(keyFile)")
+            throw .openSSL("using the private key \(keyFile) with the certificate \(certificateFile)")
         }
         guard SSL_CTX_check_private_key(context) == 1 else {
             throw .openSSL("matching the key \(keyFile) to the certificate \(certificateFile)")
