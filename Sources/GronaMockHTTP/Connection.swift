@@ -484,12 +484,13 @@ final class Connection {
     }
 
     /// `cut`: the connection ends inside an answer, on purpose or by a failed stream (see
-    /// `ConnectionTransport.close(cut:)`).
+    /// `ConnectionTransport.close(cut:)`). A close with bytes still queued or a body still streaming (a write
+    /// timeout, the shutdown deadline) ends inside an answer too, whoever called it.
     func close(cut: Bool = false) {
         guard !phase.isClosed else { return }
         phase = .closed
         loop.remove(self)
-        transport.close(cut: cut)
+        transport.close(cut: cut || !outbound.isEmpty || streaming != nil)
         outbound.removeAll()
         finished.removeAll()
         streaming?.stream.cancel()

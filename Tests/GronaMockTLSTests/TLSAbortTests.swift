@@ -170,4 +170,29 @@ struct TLSAbortTests {
             #expect(whole.endedWithCloseNotify)
         }
     }
+
+    /// An HTTP/1.0 client reads a streamed body to the close: close_notify there would make a body the
+    /// shutdown deadline cut look whole.
+    @Test("a streamed body cut by the shutdown deadline ends with no close_notify", arguments: PollerBackend.allCases)
+    func shutdownCutsAStreamWithoutCloseNotify(backend: PollerBackend) throws {
+        let certificates = try TestCertificates()
+        var configuration = try tlsConfiguration(backend, certificates)
+        configuration.shutdownTimeout = .milliseconds(200)
+        var router = TestRoutes.router()
+        router.on(.get, "/stalled") { _ in
+            var response = HTTPResponse(status: .ok, headers: ["Content-Type": "text/plain"])
+            // A producer that never makes its first piece: the head is sent, the body never ends.
+            response.stream = HTTPBodyStream(state: 0, executor: { _ in }, next: { _ in nil })
+            return response
+        }
+        try withLiveServer(configuration, router: router) { server in
+            let client = try RawClient(port: server.tlsPort, tls: certificates.client)
+            try client.send("GET /stalled HTTP/1.0\r\nHost: x\r\n\r\n")
+            #expect(client.hasDataAvailable(waitingMilliseconds: 5_000))
+            server.shutdown()
+            let received = String(decoding: try client.readUntilClosed(), as: UTF8.self)
+            #expect(received.hasPrefix("HTTP/1.1 200"), "\(received)")
+            #expect(!client.endedWithCloseNotify)
+        }
+    }
 }
