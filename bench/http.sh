@@ -31,27 +31,6 @@ readonly BODY_BYTES=20480
 readonly CONNECTIONS=64
 readonly THREADS=1
 
-# Filled in as nginx starts, so that cleanup knows what to stop.
-NGINX_PID=""
-
-# ---------------------------------------------------------------------------------------------------------
-# Cleanup: lib.sh's cleanup stops the child and grona-mock, then nginx here.
-# ---------------------------------------------------------------------------------------------------------
-
-# nginx's workers are children of its master; a KILLed master would leave them running, so they are
-# collected by parent pid first and stopped after the master.
-stop_nginx() {
-    [[ -n "$NGINX_PID" ]] || return 0
-    local workers
-    workers="$(ps -o pid= --ppid "$NGINX_PID" 2>/dev/null || true)"
-    stop_process "$NGINX_PID" nginx
-    local w
-    for w in $workers; do
-        kill -KILL "$w" 2>/dev/null || true
-    done
-    NGINX_PID=""
-}
-
 cleanup_more() { stop_nginx; }
 
 # ---------------------------------------------------------------------------------------------------------
@@ -122,17 +101,6 @@ PY
     log "== body: $(wc -c <"$WORK/www/bench.json") bytes, sha256 $BODY_SHA"
 }
 
-# Polls until a GET of URL succeeds or SECONDS pass; fails early if PID dies.
-wait_http() {
-    local url="$1" pid="$2" seconds="$3" i
-    for ((i = 0; i < seconds * 10; i++)); do
-        kill -0 "$pid" 2>/dev/null || return 1
-        curl -fsS -o /dev/null --max-time 1 "$url" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    return 1
-}
-
 write_nginx_conf() {
     local port="$1"
     # The configuration's media type (contract §4), or plain JSON for the static body.
@@ -162,28 +130,6 @@ write_nginx_conf() {
 }
 EOF
     } >"$WORK/nginx.conf"
-}
-
-start_nginx() {
-    mkdir -p "$WORK/nginx-tmp"
-    local attempt port
-    for attempt in 1 2 3; do
-        port="$(free_port)"
-        write_nginx_conf "$port"
-        # -e sends the error log to the temp dir from the first moment, before the config is read.
-        "$NGINX" -p "$WORK" -e "$WORK/nginx-error.log" -c "$WORK/nginx.conf" \
-            >"$WORK/nginx.out" 2>&1 </dev/null &
-        NGINX_PID=$!
-        if wait_http "http://127.0.0.1:$port/bench.json" "$NGINX_PID" 10; then
-            NGINX_URL="http://127.0.0.1:$port/bench.json"
-            log "== nginx $("$NGINX" -v 2>&1 | sed 's/^nginx version: //') listening on 127.0.0.1:$port (pid $NGINX_PID)"
-            return 0
-        fi
-        log "nginx did not come up on port $port (attempt $attempt):"
-        tail -n 5 "$WORK/nginx-error.log" "$WORK/nginx.out" >&2 2>/dev/null || true
-        stop_nginx
-    done
-    die "nginx could not be started"
 }
 
 start_grona() {
@@ -296,7 +242,7 @@ main() {
     [[ "$ROUNDS" =~ ^[1-9][0-9]?$ ]] || die "ROUNDS must be a whole number from 1 to 99"
     start_grona
     capture_config
-    start_nginx
+    launch_nginx "http://127.0.0.1:%s/bench.json"
     verify_bodies
     log "== commit $(commit_id), $("$NGINX" -v 2>&1 | sed 's/^nginx version: //'), $(wrk_version)"
     local round

@@ -426,3 +426,59 @@ http {
     scgi_temp_path        $WORK/nginx-tmp/scgi;
 EOF
 }
+
+# Polls until a GET of URL succeeds or SECONDS pass; fails early if PID dies. Further arguments go to curl
+# (--cacert for https).
+wait_http() {
+    local url="$1" pid="$2" seconds="$3" i
+    shift 3
+    for ((i = 0; i < seconds * 10; i++)); do
+        kill -0 "$pid" 2>/dev/null || return 1
+        curl -fsS -o /dev/null --max-time 1 "$@" "$url" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+# nginx as the reference: launch_nginx URL-TEMPLATE [CURL-ARGS...] runs it on a free port with the
+# configuration the script's own write_nginx_conf PORT writes, until the URL (the template with %s for the
+# port) answers; three ports are tried. Sets NGINX_PID and NGINX_URL; the script needs NGINX set.
+NGINX_PID=""
+launch_nginx() {
+    local template="$1" attempt port url
+    shift
+    mkdir -p "$WORK/nginx-tmp"
+    for attempt in 1 2 3; do
+        port="$(free_port)"
+        write_nginx_conf "$port"
+        # -e sends the error log to the temp dir from the first moment, before the config is read.
+        "$NGINX" -p "$WORK" -e "$WORK/nginx-error.log" -c "$WORK/nginx.conf" >"$WORK/nginx.out" 2>&1 </dev/null &
+        NGINX_PID=$!
+        # shellcheck disable=SC2059 # the template is the caller's format, with %s for the port
+        url="$(printf "$template" "$port")"
+        if wait_http "$url" "$NGINX_PID" 10 "$@"; then
+            # shellcheck disable=SC2034 # read by the script that called
+            NGINX_URL="$url"
+            log "== nginx $("$NGINX" -v 2>&1 | sed 's/^nginx version: //') listening on $url (pid $NGINX_PID)"
+            return 0
+        fi
+        log "nginx did not come up on port $port (attempt $attempt):"
+        tail -n 5 "$WORK/nginx-error.log" "$WORK/nginx.out" >&2 2>/dev/null || true
+        stop_nginx
+    done
+    die "nginx could not be started"
+}
+
+# nginx's workers are children of its master; a KILLed master would leave them running, so they are
+# collected by parent pid first and stopped after the master.
+stop_nginx() {
+    [[ -n "$NGINX_PID" ]] || return 0
+    local workers
+    workers="$(ps -o pid= --ppid "$NGINX_PID" 2>/dev/null || true)"
+    stop_process "$NGINX_PID" nginx
+    local w
+    for w in $workers; do
+        kill -KILL "$w" 2>/dev/null || true
+    done
+    NGINX_PID=""
+}

@@ -37,20 +37,6 @@ CONNECTIONS=64
 readonly HANDSHAKE_CONNECTIONS=16
 readonly THREADS=1
 
-NGINX_PID=""
-
-stop_nginx() {
-    [[ -n "$NGINX_PID" ]] || return 0
-    local workers
-    workers="$(ps -o pid= --ppid "$NGINX_PID" 2>/dev/null || true)"
-    stop_process "$NGINX_PID" nginx
-    local w
-    for w in $workers; do
-        kill -KILL "$w" 2>/dev/null || true
-    done
-    NGINX_PID=""
-}
-
 cleanup_more() { stop_nginx; }
 
 ensure_tools() {
@@ -62,17 +48,6 @@ ensure_tools() {
     install_missing
     NGINX="$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)"
     require_commands wrk curl openssl timeout sha256sum "$NGINX"
-}
-
-# Polls until an https GET of URL (checked against the CA) succeeds or SECONDS pass; fails early if PID dies.
-wait_https() {
-    local url="$1" pid="$2" seconds="$3" i
-    for ((i = 0; i < seconds * 10; i++)); do
-        kill -0 "$pid" 2>/dev/null || return 1
-        curl -fsS -o /dev/null --max-time 1 --cacert "$WORK/tls/ca.pem" "$url" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    return 1
 }
 
 make_certificate() {
@@ -88,7 +63,7 @@ start_grona() {
     [[ -n "$port" ]] || die "grona-mock printed no https URL"
     GRONA_PATH="/v1/mobile/workspaces/acme-market/config"
     GRONA_URL="https://localhost:$port$GRONA_PATH"
-    wait_https "$GRONA_URL" "$GRONA_PID" 10 || die "grona-mock does not answer GET $GRONA_URL"
+    wait_http "$GRONA_URL" "$GRONA_PID" 10 --cacert "$WORK/tls/ca.pem" || die "grona-mock does not answer GET $GRONA_URL"
     log "== grona-mock listening on https://127.0.0.1:$port (pid $GRONA_PID, $LOOPS event loop(s))"
 }
 
@@ -124,26 +99,6 @@ write_nginx_conf() {
 }
 EOF
     } >"$WORK/nginx.conf"
-}
-
-start_nginx() {
-    mkdir -p "$WORK/nginx-tmp"
-    local attempt port
-    for attempt in 1 2 3; do
-        port="$(free_port)"
-        write_nginx_conf "$port"
-        "$NGINX" -p "$WORK" -e "$WORK/nginx-error.log" -c "$WORK/nginx.conf" >"$WORK/nginx.out" 2>&1 </dev/null &
-        NGINX_PID=$!
-        if wait_https "https://localhost:$port$GRONA_PATH" "$NGINX_PID" 10; then
-            NGINX_URL="https://localhost:$port$GRONA_PATH"
-            log "== nginx $("$NGINX" -v 2>&1 | sed 's/^nginx version: //') listening on https://127.0.0.1:$port (pid $NGINX_PID)"
-            return 0
-        fi
-        log "nginx did not come up on port $port (attempt $attempt):"
-        tail -n 5 "$WORK/nginx-error.log" "$WORK/nginx.out" >&2 2>/dev/null || true
-        stop_nginx
-    done
-    die "nginx could not be started"
 }
 
 # Both must send the same bytes over the same TLS: the body's digest, and the protocol and suite negotiated.
@@ -260,7 +215,7 @@ main() {
     make_certificate
     start_grona
     capture_config
-    start_nginx
+    launch_nginx "https://localhost:%s$GRONA_PATH" --cacert "$WORK/tls/ca.pem"
     verify_servers
     log "== commit $(commit_id), $("$NGINX" -v 2>&1 | sed 's/^nginx version: //'), $(wrk_version), $(openssl version)"
     local round kind

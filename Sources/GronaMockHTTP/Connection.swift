@@ -355,7 +355,7 @@ final class Connection {
             }
             if case .finalResponseQueued(let ending) = phase {
                 if ending == .abort {
-                    close()
+                    close(cut: true)
                 } else {
                     startLingeringClose(afterError: ending == .afterError)
                 }
@@ -483,11 +483,14 @@ final class Connection {
         updateInterest()
     }
 
-    func close() {
+    /// `cut`: the connection ends inside an answer, on purpose or by a failed stream (see
+    /// `ConnectionTransport.close(cut:)`). A close with bytes still queued or a body still streaming (a write
+    /// timeout, the shutdown deadline) ends inside an answer too, whoever called it.
+    func close(cut: Bool = false) {
         guard !phase.isClosed else { return }
         phase = .closed
         loop.remove(self)
-        transport.close()
+        transport.close(cut: cut || !outbound.isEmpty || streaming != nil)
         outbound.removeAll()
         finished.removeAll()
         streaming?.stream.cancel()

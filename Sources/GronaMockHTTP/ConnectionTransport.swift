@@ -32,8 +32,11 @@ package protocol ConnectionTransport {
     /// Ends our sending side (a lingering close, RFC 9112 §9.6); reading goes on.
     func shutdownWrite()
 
-    /// Releases the transport and closes the socket. Called once.
-    func close()
+    /// Releases the transport and closes the socket. Called once. `cut`: the connection ends inside an answer
+    /// (a drop or truncate fault, a streamed body that failed), and must end as a broken network would: over
+    /// TLS without close_notify, which would tell the client that what it read is whole (RFC 9112 §9.8: an
+    /// incomplete close is how a client learns of a truncated answer; a close-delimited body has no other).
+    func close(cut: Bool)
 }
 
 /// What one `ConnectionTransport.receive` brought.
@@ -58,6 +61,11 @@ package protocol ConnectionTransportFactory: Sendable {
     /// The transport for the socket `fd`, just accepted, on the thread of the loop that will own it; nil
     /// when none can be made (the caller then closes `fd`).
     func makeTransport(fd: Int32) -> (any ConnectionTransport)?
+
+    /// What a client this listener turns away before any transport exists (over the connection cap, out of
+    /// descriptors) is sent, raw on the socket, before the close: a client of this protocol must be able to
+    /// read it, which the plain-HTTP 503 is not to a TLS client.
+    var refusal: [UInt8] { get }
 }
 
 /// Plain HTTP: the connection reads and writes its socket directly, as it did before transports existed (one
@@ -87,7 +95,7 @@ struct SocketTransport: ConnectionTransport {
         _ = shutdown(fd, Int32(SHUT_WR))
     }
 
-    func close() {
+    func close(cut: Bool) {
         #if canImport(Glibc)
         Glibc.close(fd)
         #else

@@ -182,7 +182,7 @@ final class EventLoop: @unchecked Sendable {
             let open = context.openConnections.add(1, ordering: .relaxed).newValue
             guard open <= context.configuration.maxConnections else {
                 context.openConnections.subtract(1, ordering: .relaxed)
-                refuse(fd, HTTPError.tooManyConnections)
+                refuse(fd, on: listener)
                 continue
             }
             // Deal connections round-robin across the loops: whichever loop the kernel woke accepts them,
@@ -212,7 +212,7 @@ final class EventLoop: @unchecked Sendable {
             try poller.register(fd, token: nextToken, interest: .read)
         } catch {
             context.openConnections.subtract(1, ordering: .relaxed)
-            transport.close()
+            transport.close(cut: false)
             return
         }
         connections[nextToken] = connection
@@ -232,15 +232,20 @@ final class EventLoop: @unchecked Sendable {
     private func refuseWithSpareDescriptor(_ listener: ListeningSocket) {
         guard spareDescriptor >= 0 else { return }
         close(spareDescriptor)
-        if let (fd, _) = try? Socket.accept(listener.fd) { refuse(fd, HTTPError.tooManyConnections) }
+        if let (fd, _) = try? Socket.accept(listener.fd) { refuse(fd, on: listener) }
         spareDescriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
         context.logger.warning("out of file descriptors; refused a connection")
     }
 
-    private func refuse(_ fd: Int32, _ error: HTTPError) {
-        var response = error.response
-        response.closesConnection = true
-        Socket.sendNow(fd, encoder.head(for: response, keepAlive: false, http10: false) + response.body)
+    /// Turns a client away with a 503, or what the listener's protocol says instead (a TLS alert).
+    private func refuse(_ fd: Int32, on listener: ListeningSocket) {
+        if let transport = listener.transport {
+            Socket.sendNow(fd, transport.refusal)
+        } else {
+            var response = HTTPError.tooManyConnections.response
+            response.closesConnection = true
+            Socket.sendNow(fd, encoder.head(for: response, keepAlive: false, http10: false) + response.body)
+        }
         close(fd)
     }
 

@@ -47,7 +47,16 @@ final class ServerTLSContext: @unchecked Sendable {
         "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:"
         + "ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-RSA-CHACHA20-POLY1305"
 
+    /// The largest certificate chain or key file read: a chain is a few KiB; a huge file is refused rather
+    /// than read on the event loop that checks for a reload.
+    static let maxFileBytes = 256 * 1024
+
     /// Loads the certificate chain (PEM, the server's first) and its key, and checks that they match.
+    ///
+    /// The files are read by `FileSystem.read` (regular files only, opened non-blocking, size-capped) and
+    /// parsed from memory, never opened by OpenSSL: a reload runs on an event loop, and OpenSSL's `fopen` of a
+    /// FIFO put in place of the certificate would block that loop (and every loop behind the reload lock)
+    /// until something wrote to it.
     init(certificateFile: String, keyFile: String) throws(TLSError) {
         ERR_clear_error()
         guard let context = SSL_CTX_new(TLS_server_method()) else { throw .openSSL("creating the TLS context") }
@@ -72,11 +81,20 @@ final class ServerTLSContext: @unchecked Sendable {
             context, SSL_CTRL_SET_SESS_CACHE_MODE, Int(SSL_SESS_CACHE_SERVER | SSL_SESS_CACHE_NO_INTERNAL_STORE), nil)
         let sessionContext: [UInt8] = Array("grona-mock".utf8)
         SSL_CTX_set_session_id_context(context, sessionContext, UInt32(sessionContext.count))
-        guard SSL_CTX_use_certificate_chain_file(context, certificateFile) == 1 else {
-            throw .openSSL("reading the certificate \(certificateFile)")
+        let chain = try LibX509.certificateChain(
+            pem: try Self.read(certificateFile, "the certificate"), from: certificateFile)
+        let key = try LibX509.key(pem: try Self.read(keyFile, "the private key"), from: keyFile)
+        guard let leaf = chain.first, SSL_CTX_use_certificate(context, leaf.pointer) == 1 else {
+            throw .openSSL("using the certificate \(certificateFile)")
         }
-        guard SSL_CTX_use_PrivateKey_file(context, keyFile, SSL_FILETYPE_PEM) == 1 else {
-            throw .openSSL("reading the private key \(keyFile)")
+        for intermediate in chain.dropFirst() {
+            // SSL_CTX_add1_chain_cert: the context takes its own reference.
+            guard SSL_CTX_ctrl(context, SSL_CTRL_CHAIN_CERT, 1, UnsafeMutableRawPointer(intermediate.pointer)) == 1
+            else { throw .openSSL("using the certificate chain of \(certificateFile)") }
+        }
+        // This checks that the key is the certificate's too ("key values mismatch" when not).
+        guard SSL_CTX_use_PrivateKey(context, key.pointer) == 1 else {
+            throw .openSSL("using the private key \(keyFile) with the certificate \(certificateFile)")
         }
         guard SSL_CTX_check_private_key(context) == 1 else {
             throw .openSSL("matching the key \(keyFile) to the certificate \(certificateFile)")
@@ -84,6 +102,14 @@ final class ServerTLSContext: @unchecked Sendable {
     }
 
     deinit { SSL_CTX_free(pointer) }
+
+    private static func read(_ path: String, _ what: String) throws(TLSError) -> [UInt8] {
+        do {
+            return try FileSystem.read(path, maxBytes: maxFileBytes)
+        } catch {
+            throw TLSError("reading \(what) \(path) failed: \(error.description)")
+        }
+    }
 }
 
 /// `text` as the `void *` that OpenSSL's ctrl calls take (they only read it).

@@ -134,10 +134,27 @@ enum LibX509 {
         return OwnedCertificate(read)
     }
 
-    static func key(pem: [UInt8]) throws(TLSError) -> OwnedKeyPair {
+    /// Every certificate of a PEM chain, in order (the server's first); fails when there is none. `source`
+    /// names the file in the error.
+    static func certificateChain(pem: [UInt8], from source: String) throws(TLSError) -> [OwnedCertificate] {
+        ERR_clear_error()
+        let chain: [OwnedCertificate] = pem.withUnsafeBytes { raw in
+            guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(clamping: raw.count)) else { return [] }
+            defer { BIO_free(bio) }
+            var chain: [OwnedCertificate] = []
+            while let next = PEM_read_bio_X509(bio, nil, nil, nil) { chain.append(OwnedCertificate(next)) }
+            return chain
+        }
+        guard !chain.isEmpty else { throw .openSSL("reading the certificate \(source)") }
+        // The read that found no further certificate queued "no start line": not an error for a chain.
+        ERR_clear_error()
+        return chain
+    }
+
+    static func key(pem: [UInt8], from source: String = "PEM") throws(TLSError) -> OwnedKeyPair {
         ERR_clear_error()
         let read: OpaquePointer? = readingFromMemory(pem) { PEM_read_bio_PrivateKey($0, nil, nil, nil) }
-        guard let read else { throw .openSSL("reading the key PEM") }
+        guard let read else { throw .openSSL("reading the key \(source)") }
         return OwnedKeyPair(read)
     }
 

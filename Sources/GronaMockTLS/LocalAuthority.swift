@@ -33,6 +33,9 @@ package enum LocalAuthority {
     package struct Issued: Sendable {
         /// False when an existing CA was kept (devices that trust it need nothing new).
         package let authorityCreated: Bool
+        /// The mode of a kept CA key that other users could read (it is 0600 now), in octal; nil when it
+        /// was private. Whoever could read it could sign for every name the CA permits.
+        package let exposedKeyMode: String?
         package let names: [SubjectName]
         package let authorityFingerprint: String
         package let serverSerial: String
@@ -53,7 +56,9 @@ package enum LocalAuthority {
         try makeDirectory(directory.path)
         let exists = FileSystem.exists(directory.authorityKey) && FileSystem.exists(directory.authorityCertificate)
         let authority: (certificate: OwnedCertificate, key: OwnedKeyPair)
+        var exposedKeyMode: String?
         if exists && !replacingAuthority {
+            exposedKeyMode = try restrictKey(directory.authorityKey)
             authority = (
                 try LibX509.certificate(pem: try read(directory.authorityCertificate)),
                 try LibX509.key(pem: try read(directory.authorityKey))
@@ -90,7 +95,7 @@ package enum LocalAuthority {
         try writePrivate(try LibX509.pem(serverKey), to: directory.serverKey, replace: true)
         try writePublic(try LibX509.pem(server), to: directory.serverCertificate)
         return Issued(
-            authorityCreated: !exists || replacingAuthority, names: all,
+            authorityCreated: !exists || replacingAuthority, exposedKeyMode: exposedKeyMode, names: all,
             authorityFingerprint: LibX509.fingerprint(authority.certificate), serverSerial: LibX509.serialHex(server),
             serverLifetimeDays: CertificateProfile.serverLifetimeSeconds / 86_400)
     }
@@ -143,6 +148,24 @@ package enum LocalAuthority {
         guard complete else { throw TLSError("cannot write \(temporary): \(String(cString: strerror(errno)))") }
         let placed = replace ? rename(temporary, path) : link(temporary, path)
         guard placed == 0 else { throw TLSError("cannot write \(path): \(String(cString: strerror(errno)))") }
+    }
+
+    /// Makes a kept key file 0600 again when its group or others may read it (a copy, an archive, a umask
+    /// that `tls init` did not choose); returns the mode it had, in octal, or nil when it was private.
+    private static func restrictKey(_ path: String) throws(TLSError) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { throw TLSError("cannot open \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw TLSError("cannot stat \(path): \(String(cString: strerror(errno)))") }
+        let mode = info.st_mode & 0o777
+        guard mode & 0o077 != 0 else { return nil }
+        guard fchmod(fd, 0o600) == 0 else {
+            throw TLSError(
+                "\(path) may be read by other users (mode \(String(mode, radix: 8))) and cannot be made 0600: "
+                    + String(cString: strerror(errno)))
+        }
+        return String(mode, radix: 8)
     }
 
     /// Creates `path` and its parents; the directory itself 0700, since it holds the CA key.

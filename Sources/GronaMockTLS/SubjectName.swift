@@ -10,7 +10,9 @@ package enum SubjectName: Hashable, Sendable, CustomStringConvertible {
     case ip(IPAddress)
 
     /// An IP address when `text` is one, else a DNS name, which must be letters, digits, hyphens and dots
-    /// (RFC 1123), 253 characters at most.
+    /// (RFC 1123), 253 characters at most, and not end in an all-digit label: no top-level domain is one
+    /// (RFC 3696 §2), and URL parsers read such a host as an IPv4 address (WHATWG URL), so `10.0.0.300` is a
+    /// mistyped address, not a name to certify and add to the CA's permitted names.
     package init(parsing text: String) throws(TLSError) {
         if let address = IPAddress(text) {
             self = .ip(address)
@@ -24,10 +26,24 @@ package enum SubjectName: Hashable, Sendable, CustomStringConvertible {
                 !label.isEmpty && label.utf8.count <= 63 && !label.hasPrefix("-") && !label.hasSuffix("-")
                     && label.utf8.allSatisfy { $0 == 0x2D || (0x30...0x39).contains($0) || (0x61...0x7A).contains($0) }
             }
-        guard valid else {
-            throw TLSError("\"\(text.prefix(80))\" is neither an IP address nor a DNS name (letters, digits, - and .)")
+        guard valid, labels.last?.utf8.allSatisfy({ (0x30...0x39).contains($0) }) == false else {
+            throw TLSError(
+                "\"\(text.prefix(80))\" is neither an IP address nor a DNS name (letters, digits, - and .)"
+                    + Self.hint(for: text))
         }
         self = .dns(name)
+    }
+
+    /// What to write instead, for the near misses people type.
+    private static func hint(for text: String) -> String {
+        if text.contains("*") {
+            return "; wildcard certificates are not issued: name each host with its own --name"
+        }
+        if text.unicodeScalars.contains(where: { !$0.isASCII }) {
+            return "; give an internationalized name in its ASCII (xn--) form"
+        }
+        if text.allSatisfy({ $0.isNumber || $0 == "." }) { return "; an IPv4 address has four numbers up to 255" }
+        return ""
     }
 
     package var description: String {

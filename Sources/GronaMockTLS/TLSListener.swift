@@ -20,6 +20,12 @@ package final class TLSListener: ConnectionTransportFactory {
     package func makeTransport(fd: Int32) -> (any ConnectionTransport)? {
         try? TLSTransport(fd: fd, context: certificate.current())
     }
+
+    /// A client over the connection cap gets a fatal `internal_error` alert (RFC 8446 §6.2: "an internal
+    /// error unrelated to the peer"), in a record any TLS version reads before a handshake (§5.1: content
+    /// type 21, legacy version 3.3, length 2, level fatal), instead of the plain 503 it would report as
+    /// "wrong version number". Making a handshake to say more would spend what the cap is there to save.
+    package let refusal: [UInt8] = [21, 3, 3, 0, 2, 2, 80]
 }
 
 /// The certificate served to new connections, reloaded when its files change.

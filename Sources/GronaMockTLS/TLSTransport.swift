@@ -178,8 +178,8 @@ final class TLSTransport: ConnectionTransport {
         _ = shutdown(fd, Int32(SHUT_WR))
     }
 
-    func close() {
-        sendCloseNotifyOnce()
+    func close(cut: Bool) {
+        if !cut { sendCloseNotifyOnce() }
         phase = .closed
         #if canImport(Glibc)
         Glibc.close(fd)

@@ -88,8 +88,11 @@ enum HTTPSExchange {
         let session = try context.connect(fd: fd, host: host)
         let method = request.httpMethod ?? "GET"
         let body = request.httpBody.map { Array($0) } ?? request.httpBodyStream.map(drain) ?? []
-        var target = request.url?.path.isEmpty == false ? request.url?.path ?? "/" : "/"
-        if let query = request.url?.query { target += "?" + query }
+        // The path as written, still percent-encoded (`URL.path` decodes it: a `%20` would become a space that
+        // breaks the request line) and with its trailing slash.
+        let components = request.url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: true) }
+        var target = components.map(\.percentEncodedPath).flatMap { $0.isEmpty ? nil : $0 } ?? "/"
+        if let query = components?.percentEncodedQuery { target += "?" + query }
         var head = "\(method) \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n"
         for (name, value) in request.allHTTPHeaderFields ?? [:]
         where !["host", "connection", "content-length"].contains(name.lowercased()) {
@@ -99,13 +102,28 @@ enum HTTPSExchange {
         try session.write(Array((head + "\r\n").utf8) + body)
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        while received.count < 64 * 1024 * 1024 {
-            let count = try buffer.withUnsafeMutableBytes { try session.read(into: $0) }
+        // True when the server ended with close_notify; a bare close or a reset is an incomplete close,
+        // which cuts a close-delimited body (RFC 9112 §9.8).
+        var endedCleanly = true
+        while true {
+            guard received.count <= maxResponseBytes else { throw URLError(.dataLengthExceedsMaximum) }
+            let count: Int
+            do {
+                count = try buffer.withUnsafeMutableBytes { try session.read(into: $0) }
+            } catch let error as TLSError where error.isTimeout {
+                throw URLError(.timedOut)
+            } catch {
+                endedCleanly = false
+                break
+            }
             if count == 0 { break }
             received += buffer.prefix(count)
         }
-        return try parse(received, isHead: method == "HEAD")
+        return try parse(received, isHead: method == "HEAD", endedCleanly: endedCleanly)
     }
+
+    /// A larger answer fails rather than arriving cut.
+    static let maxResponseBytes = 64 * 1024 * 1024
 
     private static func drain(_ stream: InputStream) -> [UInt8] {
         stream.open()
@@ -118,12 +136,12 @@ enum HTTPSExchange {
         return bytes
     }
 
-    /// The status line, header fields (repeated names joined with ", ", RFC 9110 §5.3) and the body, read to
-    /// the close or by its chunked framing.
-    static func parse(_ bytes: [UInt8], isHead: Bool) throws -> Reply {
-        let separator: [UInt8] = [13, 10, 13, 10]
-        guard let end = (0..<max(0, bytes.count - 3)).first(where: { Array(bytes[$0..<$0 + 4]) == separator }) else {
-            throw URLError(.badServerResponse)
+    /// The status line, header fields (repeated names joined with ", ", RFC 9110 §5.3) and the body, by its
+    /// Content-Length, its chunked framing, or to the close. An answer shorter than its framing says, or a
+    /// close-delimited one without close_notify, was cut: `networkConnectionLost`, as Apple's URLSession says.
+    static func parse(_ bytes: [UInt8], isHead: Bool, endedCleanly: Bool = true) throws -> Reply {
+        guard let end = headEnd(bytes) else {
+            throw URLError(endedCleanly && !bytes.isEmpty ? .badServerResponse : .networkConnectionLost)
         }
         let lines = String(decoding: bytes[..<end], as: UTF8.self).components(separatedBy: "\r\n")
         let statusParts = lines.first?.split(separator: " ") ?? []
@@ -135,10 +153,32 @@ enum HTTPSExchange {
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             headers[name] = headers[name].map { "\($0), \(value)" } ?? value
         }
-        var body = isHead ? [] : Array(bytes[(end + 4)...])
-        let chunked = headers.first { $0.key.lowercased() == "transfer-encoding" }?.value.lowercased() == "chunked"
-        if chunked { body = try unchunk(body) }
-        return Reply(status: status, headers: headers, body: body)
+        let rest = bytes[(end + 4)...]
+        let field = { (name: String) in headers.first { $0.key.lowercased() == name }?.value }
+        // No body: HEAD, 1xx, 204 and 304 (RFC 9112 §6.3).
+        if isHead || status < 200 || status == 204 || status == 304 {
+            return Reply(status: status, headers: headers, body: [])
+        }
+        if field("transfer-encoding")?.lowercased() == "chunked" {
+            return Reply(status: status, headers: headers, body: try unchunk(Array(rest)))
+        }
+        if let length = field("content-length") {
+            guard let expected = Int(length.trimmingCharacters(in: .whitespaces)), expected >= 0 else {
+                throw URLError(.badServerResponse)
+            }
+            guard rest.count >= expected else { throw URLError(.networkConnectionLost) }
+            return Reply(status: status, headers: headers, body: Array(rest.prefix(expected)))
+        }
+        guard endedCleanly else { throw URLError(.networkConnectionLost) }
+        return Reply(status: status, headers: headers, body: Array(rest))
+    }
+
+    /// Where the head's blank line starts.
+    private static func headEnd(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        return (0...bytes.count - 4).first {
+            bytes[$0] == 13 && bytes[$0 + 1] == 10 && bytes[$0 + 2] == 13 && bytes[$0 + 3] == 10
+        }
     }
 
     private static func unchunk(_ bytes: [UInt8]) throws -> [UInt8] {
@@ -153,7 +193,8 @@ enum HTTPSExchange {
             }
             if size == 0 { return body }
             let start = lineEnd + 2
-            guard start + size <= bytes.count else { throw URLError(.networkConnectionLost) }
+            // Compared without adding: a size near Int.max would overflow `start + size`.
+            guard size <= bytes.count - start else { throw URLError(.networkConnectionLost) }
             body += bytes[start..<start + size]
             index = start + size + 2
         }

@@ -60,6 +60,12 @@ enum TLSCommand {
             } else {
                 Console.out("kept the existing CA: \(directory.authorityCertificate) (--force replaces it)")
             }
+            if let mode = issued.exposedKeyMode {
+                Console.error(
+                    "warning: the CA key \(directory.authorityKey) could be read by other users (mode \(mode)); it is "
+                        + "0600 now. If anyone else may have read it, run 'grona-mock tls init --force' and trust "
+                        + "the new CA instead.")
+            }
             Console.out("CA SHA-256 fingerprint: \(issued.authorityFingerprint)")
             Console.out("server certificate: \(directory.serverCertificate) (key \(directory.serverKey))")
             Console.out("  valid \(issued.serverLifetimeDays) days, serial \(issued.serverSerial)")

@@ -83,4 +83,46 @@ struct CertificateReloadTests {
             #expect(try Self.servedSerial(server.tlsPort, certificates) == serving)
         }
     }
+
+    /// The files are checked on an event loop: OpenSSL opening a FIFO there would wait for a writer, and the
+    /// loop (and every loop behind the reload lock) with it; a huge file would be read there whole.
+    @Test("a FIFO, a directory or a huge file in place of the certificate is refused at once; the old one serves")
+    func specialFilesKeepTheOld() throws {
+        let certificates = try TestCertificates()
+        let lines = Lines()
+        var configuration = testServerConfiguration()
+        configuration.listeners = [try certificates.listener(logger: Logger { lines.append($0) })]
+        try withLiveServer(configuration) { server in
+            let serving = try Self.fileSerial(certificates.directory.serverCertificate)
+            let path = certificates.directory.serverCertificate
+            func refusals(_ reason: String) -> Int {
+                lines.all.filter { $0.contains("TLS certificate not reloaded") && $0.contains(reason) }.count
+            }
+            try FileManager.default.removeItem(atPath: path)
+            #expect(mkfifo(path, 0o600) == 0)
+            // A loop stuck opening the FIFO goes on once a writer opens it: a failing run ends instead of hanging.
+            defer {
+                let writer = open(path, O_WRONLY | O_NONBLOCK)
+                if writer >= 0 { close(writer) }
+            }
+            #expect(
+                try eventually {
+                    try Self.servedSerial(server.tlsPort, certificates) == serving
+                        && refusals("not a regular file") == 1
+                })
+            try FileManager.default.removeItem(atPath: path)
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+            #expect(
+                try eventually {
+                    try Self.servedSerial(server.tlsPort, certificates) == serving
+                        && refusals("not a regular file") == 2
+                })
+            try FileManager.default.removeItem(atPath: path)
+            try Data(repeating: 0x41, count: 4 * 1024 * 1024).write(to: URL(fileURLWithPath: path))
+            #expect(
+                try eventually {
+                    try Self.servedSerial(server.tlsPort, certificates) == serving && refusals("larger than") == 1
+                })
+        }
+    }
 }

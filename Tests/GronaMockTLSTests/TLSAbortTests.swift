@@ -143,4 +143,56 @@ struct TLSAbortTests {
         #expect(client.isClosedByServer())
         #expect(server.openConnections == 0)
     }
+
+    /// A drop or truncate fault imitates a broken network; a close_notify after it would tell the client that
+    /// what it read is whole (RFC 9112 §9.8), which a close-delimited body cannot contradict.
+    @Test(
+        "an answer cut on purpose (drop, truncate) ends with no close_notify; a whole answer's close has one",
+        arguments: PollerBackend.allCases)
+    func cutAnswersEndWithoutCloseNotify(backend: PollerBackend) throws {
+        let certificates = try TestCertificates()
+        var router = TestRoutes.router()
+        router.on(.get, "/cut/{how}") { request in
+            var response = HTTPResponse.json(String(repeating: "x", count: 1000))
+            response.delivery = request.pathParameters["how"] == "drop" ? .dropConnection : .truncated(afterBytes: 10)
+            return response
+        }
+        try withLiveServer(try tlsConfiguration(backend, certificates), router: router) { server in
+            for how in ["drop", "truncate"] {
+                let client = try RawClient(port: server.tlsPort, tls: certificates.client)
+                try client.send("GET /cut/\(how) HTTP/1.1\r\nHost: x\r\n\r\n")
+                let received = try client.readUntilClosed()
+                #expect(!client.endedWithCloseNotify, "\(how): \(received.count) bytes, then close_notify")
+            }
+            let whole = try RawClient(port: server.tlsPort, tls: certificates.client)
+            try whole.send("GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            #expect(String(decoding: try whole.readUntilClosed(), as: UTF8.self).hasSuffix("{\"hello\":\"world\"}"))
+            #expect(whole.endedWithCloseNotify)
+        }
+    }
+
+    /// An HTTP/1.0 client reads a streamed body to the close: close_notify there would make a body the
+    /// shutdown deadline cut look whole.
+    @Test("a streamed body cut by the shutdown deadline ends with no close_notify", arguments: PollerBackend.allCases)
+    func shutdownCutsAStreamWithoutCloseNotify(backend: PollerBackend) throws {
+        let certificates = try TestCertificates()
+        var configuration = try tlsConfiguration(backend, certificates)
+        configuration.shutdownTimeout = .milliseconds(200)
+        var router = TestRoutes.router()
+        router.on(.get, "/stalled") { _ in
+            var response = HTTPResponse(status: .ok, headers: ["Content-Type": "text/plain"])
+            // A producer that never makes its first piece: the head is sent, the body never ends.
+            response.stream = HTTPBodyStream(state: 0, executor: { _ in }, next: { _ in nil })
+            return response
+        }
+        try withLiveServer(configuration, router: router) { server in
+            let client = try RawClient(port: server.tlsPort, tls: certificates.client)
+            try client.send("GET /stalled HTTP/1.0\r\nHost: x\r\n\r\n")
+            #expect(client.hasDataAvailable(waitingMilliseconds: 5_000))
+            server.shutdown()
+            let received = String(decoding: try client.readUntilClosed(), as: UTF8.self)
+            #expect(received.hasPrefix("HTTP/1.1 200"), "\(received)")
+            #expect(!client.endedWithCloseNotify)
+        }
+    }
 }

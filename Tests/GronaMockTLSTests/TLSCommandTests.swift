@@ -103,6 +103,33 @@ struct TLSCommandTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: directory.file("ca.pem"))) != authority)
     }
 
+    @Test("init keeps a CA whose key other users could read only after making it 0600 again, and says so")
+    func initRestrictsAnExposedKey() throws {
+        let directory = Directory()
+        #expect(try grona(["tls", "init", "--dir", directory.path]).status == 0)
+        #expect(chmod(directory.file("ca-key.pem"), 0o644) == 0)
+        let again = try grona(["tls", "init", "--dir", directory.path])
+        #expect(again.status == 0, "\(again.all)")
+        #expect(Self.mode(directory.file("ca-key.pem")) == 0o600)
+        #expect(again.error.contains("could be read by other users (mode 644)"), "\(again.all)")
+        #expect(again.error.contains("--force"), "\(again.all)")
+    }
+
+    /// A mistyped address would be certified as a DNS name and added to the CA's permitted names.
+    @Test(
+        "init refuses a --name that is no host name or address with exit 64, a hint, and nothing written",
+        arguments: [
+            ("10.0.0.300", "four numbers"), ("1.2.3.4.5", "four numbers"), ("*.example.test", "wildcard"),
+            ("bücher.local", "xn--"), ("a..b", "neither an IP address nor a DNS name"),
+        ])
+    func initRefusesBadNames(name: String, hint: String) throws {
+        let directory = Directory()
+        let run = try grona(["tls", "init", "--dir", directory.path, "--name", name])
+        #expect(run.status == 64, "\(run.all)")
+        #expect(run.error.contains(hint), "\(run.all)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("ca-key.pem")))
+    }
+
     @Test("trust exports the CA as PEM and DER and prints the steps for each platform")
     func trustPrintsTheSteps() throws {
         let directory = Directory()

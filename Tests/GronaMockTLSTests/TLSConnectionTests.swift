@@ -25,6 +25,26 @@ struct TLSConnectionTests {
     }
 
     @Test(
+        "a TLS client over the connection cap hears a TLS alert, not a plain-HTTP 503 it cannot read",
+        arguments: PollerBackend.allCases)
+    func overTheConnectionCap(backend: PollerBackend) throws {
+        let certificates = try TestCertificates()
+        var configuration = try tlsConfiguration(backend, certificates)
+        configuration.maxConnections = 1
+        try withLiveServer(configuration) { server in
+            let first = try RawClient(port: server.tlsPort, tls: certificates.client)
+            do {
+                _ = try RawClient(port: server.tlsPort, tls: certificates.client)
+                Issue.record("a second connection was served over a cap of one")
+            } catch {
+                #expect("\(error)".contains("alert internal error"), "\(error)")
+            }
+            try first.send("GET /items/1 HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try first.readResponse().text == "{\"id\":1}")
+        }
+    }
+
+    @Test(
         "pipelined requests over TLS are answered in order, whichever finishes first",
         arguments: PollerBackend.allCases)
     func pipelining(backend: PollerBackend) throws {

@@ -33,6 +33,9 @@ package final class RawClient {
     private var isClosed = false
     /// Set by `startTLS`: every read and write then goes through it, so the same checks run over HTTPS.
     private var tls: TLSClientSession?
+    /// Over TLS: the stream ended with the server's close_notify, not with a bare close (an incomplete close,
+    /// RFC 9112 §9.8), which a reader of a close-delimited body takes as the body cut.
+    package private(set) var endedWithCloseNotify = false
 
     /// Connects to 127.0.0.1:`port`; every read gives up after `timeout` seconds.
     package init(port: Int, timeout: Double = 5) throws {
@@ -82,7 +85,9 @@ package final class RawClient {
     private func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         guard let tls else { return recv(fd, buffer.baseAddress, buffer.count, 0) }
         do {
-            return try tls.read(into: buffer)
+            let count = try tls.read(into: buffer)
+            if count == 0 { endedWithCloseNotify = true }
+            return count
         } catch {
             // A timeout reads as one; any other failure ends the stream, as a reset does.
             errno = error.isTimeout ? EAGAIN : ECONNRESET

@@ -64,4 +64,34 @@ struct TLSTestKitTests {
         process.waitUntilExit()
         #expect(text == "200")
     }
+
+    /// A cut answer fails over plain HTTP too, though libcurl's code for it on Linux is `.unknown`; over TLS
+    /// the kit gives `.networkConnectionLost`, Apple's URLSession's code for it, which an SDK handles.
+    @Test("over TLS the session sends a path as written and fails a cut answer, as over plain HTTP")
+    func sameAnswersAsPlainHTTP() async throws {
+        let plain = try await withGronaMock { mock in try await Self.encodedPathAndCutAnswer(mock) }
+        let tls = try await withGronaMock(.init(tls: true)) { mock in try await Self.encodedPathAndCutAnswer(mock) }
+        #expect(plain.encodedPathStatus == 404)
+        #expect(plain.cutAnswer != nil)
+        #expect(tls.encodedPathStatus == plain.encodedPathStatus)
+        #expect(tls.cutAnswer == .networkConnectionLost)
+    }
+
+    /// The status of a path with an escaped space (`%20`: a bare space would break the request line), and
+    /// the error of an answer cut by a truncate fault (nil when the session took the cut body as whole).
+    static func encodedPathAndCutAnswer(
+        _ mock: GronaMockTestServer
+    ) async throws -> (encodedPathStatus: Int?, cutAnswer: URLError.Code?) {
+        let session = mock.makeURLSession()
+        let encoded = try #require(URL(string: mock.baseURL.absoluteString + "/_mock/no%20such"))
+        let (_, response) = try await session.data(from: encoded)
+        let workspace = mock.workspace("acme-market")
+        try await workspace.inject(.truncate(afterBytes: 10), on: .config)
+        do {
+            _ = try await session.data(from: workspace.configurationURL)
+            return ((response as? HTTPURLResponse)?.statusCode, nil)
+        } catch let error as URLError {
+            return ((response as? HTTPURLResponse)?.statusCode, error.code)
+        }
+    }
 }
