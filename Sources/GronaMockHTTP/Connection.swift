@@ -121,7 +121,10 @@ final class Connection {
             if continueFor == cut.sequence { continueFor = nil }
             current = nil
         }
-        if phase.isLingering || (inFlight.isEmpty && outbound.isEmpty && finished.isEmpty && streaming == nil) {
+        let streamWithoutReader = streaming?.stream.stopsWhenClientCloses == true
+        if streamWithoutReader || phase.isLingering
+            || (inFlight.isEmpty && outbound.isEmpty && finished.isEmpty && streaming == nil)
+        {
             close()
         } else {
             // Every request already read is still owed its answer: `flush` closes once all are written.

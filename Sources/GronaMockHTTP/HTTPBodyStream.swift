@@ -26,14 +26,22 @@ public final class HTTPBodyStream: Sendable {
     private let produced = Atomic<Int>(0)
     private let cancelled = Atomic<Bool>(false)
 
+    /// Whether the stream ends when its client closes its sending side. An endless body (Server-Sent Events)
+    /// has no reader left then: a browser leaving a page closes its connection, and otherwise only a failed
+    /// write, perhaps a heartbeat later, would tell. A finite body goes on, as RFC 9112 §9.6 lets a client
+    /// half-close and still read the answer.
+    public let stopsWhenClientCloses: Bool
+
     /// A stream whose pieces `next` makes from `state`, run on `executor`.
     public init<State: Sendable>(
         state: State, executor: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
+        stopsWhenClientCloses: Bool = false,
         next: @escaping @Sendable (inout State) throws -> [UInt8]?
     ) {
         let box = PortableMutex(state)
         produce = Mutex({ try box.withLock { state in try next(&state) } })
         self.executor = executor
+        self.stopsWhenClientCloses = stopsWhenClientCloses
     }
 
     /// Bytes made so far: how far the producer ran ahead, for tests and metrics.

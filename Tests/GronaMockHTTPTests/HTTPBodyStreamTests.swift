@@ -14,10 +14,14 @@ struct HTTPBodyStreamTests {
 
     /// A router with `GET /stream` answering `pieces` pieces of `size` bytes, made on a pool, and keeping each
     /// stream it made in `made` for the test to watch.
-    static func router(pieces: Int, size: Int, pool: BlockingPool, made: Streams) -> Router {
+    static func router(
+        pieces: Int, size: Int, pool: BlockingPool, made: Streams, stopsWhenClientCloses: Bool = false
+    ) -> Router {
         var router = TestRoutes.router()
         router.on(.get, "/stream") { _ in
-            let stream = HTTPBodyStream(state: 0, executor: pool.execute) { index in
+            let stream = HTTPBodyStream(
+                state: 0, executor: pool.execute, stopsWhenClientCloses: stopsWhenClientCloses
+            ) { index in
                 guard index < pieces else { return nil }
                 defer { index += 1 }
                 return piece(index, size: size)
@@ -103,6 +107,31 @@ struct HTTPBodyStreamTests {
 }
 
 extension HTTPBodyStreamTests {
+    @Test(
+        "a client that half-closes still reads a finite stream whole; an endless one stops at its FIN",
+        arguments: [false, true])
+    func halfClose(stopsWhenClientCloses: Bool) throws {
+        let pool = BlockingPool(threads: 1)
+        defer { pool.stop() }
+        let made = Streams()
+        let router = Self.router(
+            pieces: 200, size: 64 * 1024, pool: pool, made: made, stopsWhenClientCloses: stopsWhenClientCloses)
+        try withLiveServer(router: router) { server in
+            let client = try RawClient(port: server.port, timeout: 30)
+            try client.send("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n")
+            _ = try client.readResponse(forHead: true)
+            // RFC 9112 §9.6: the client says it sends no more, and still reads.
+            client.finishSending()
+            if stopsWhenClientCloses {
+                #expect(eventually { made.last?.isCancelled == true })
+                #expect(eventually { server.openConnections == 0 })
+            } else {
+                #expect(try client.readChunkedBody().count == 200 * 64 * 1024)
+                #expect(made.last?.isCancelled == false)
+            }
+        }
+    }
+
     /// Whether `value` stops changing (the same over 200 ms) within 20 s: a condition with a deadline.
     static func settles(_ value: () -> Int) -> Bool {
         let deadline = DispatchTime.now() + .seconds(20)

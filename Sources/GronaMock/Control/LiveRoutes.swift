@@ -29,9 +29,10 @@ enum LiveRoutes {
                     headers: ["Retry-After": "5"])
             }
             let viewer = LiveViewer(id: id, progress: progress, filter: filter, viewers: viewers)
-            let stream = HTTPBodyStream(state: viewer, executor: { viewers.park(id, $0) }) { viewer in
-                viewer.next()
-            }
+            // A viewer that closes its side has left (a browser leaving the page): its place is freed at once.
+            let stream = HTTPBodyStream(
+                state: viewer, executor: { viewers.park(id, $0) }, stopsWhenClientCloses: true
+            ) { viewer in viewer.next() }
             return HTTPResponse.streamed(
                 stream, contentType: "text/event-stream; charset=utf-8",
                 headers: ["Cache-Control": "no-store", "X-Accel-Buffering": "no"])
