@@ -118,28 +118,30 @@ private func withMutableCString(_ text: String, _ body: (UnsafeMutableRawPointer
     return bytes.withUnsafeMutableBytes { body($0.baseAddress) }
 }
 
-/// ALPN (RFC 7301): `http/1.1` when the client offers it; a client that offers only others (h2) goes on
-/// without ALPN rather than failing, and speaks HTTP/1.1 or hears the error of its own protocol.
+/// ALPN (RFC 7301): `http/1.1` when the client offers it. A client that offers only others (h2 alone) gets the
+/// fatal `no_application_protocol` alert, as §3.2 requires, and so a clear reason at its handshake rather than
+/// an HTTP/1.1 error to its own protocol's preface. A client that offers none is not asked (no callback).
 private func selectHTTP11(
     _ ssl: OpaquePointer?, _ out: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
     _ outLength: UnsafeMutablePointer<UInt8>?, _ offered: UnsafePointer<UInt8>?, _ offeredLength: UInt32,
     _ argument: UnsafeMutableRawPointer?
 ) -> Int32 {
     guard let offered, let out, let outLength else { return SSL_TLSEXT_ERR_NOACK }
+    let http11 = Array("http/1.1".utf8)
     var index = 0
     let total = Int(offeredLength)
     while index < total {
         let length = Int(offered[index])
         let start = index + 1
         guard start + length <= total else { break }
-        if length == 8 && (0..<8).allSatisfy({ offered[start + $0] == Array("http/1.1".utf8)[$0] }) {
+        if length == http11.count && (0..<length).allSatisfy({ offered[start + $0] == http11[$0] }) {
             out.pointee = offered + start
             outLength.pointee = 8
             return SSL_TLSEXT_ERR_OK
         }
         index = start + length
     }
-    return SSL_TLSEXT_ERR_NOACK
+    return SSL_TLSEXT_ERR_ALERT_FATAL
 }
 
 /// What one non-blocking TLS operation did.

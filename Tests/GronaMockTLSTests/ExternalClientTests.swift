@@ -48,6 +48,30 @@ struct ExternalClientTests {
         }
     }
 
+    @Test("a client that offers only protocols other than http/1.1 gets the no_application_protocol alert")
+    func alpnWithoutHTTP11Refused() throws {
+        let certificates = try TestCertificates()
+        try withLiveServer(try tlsConfiguration(.platformDefault, certificates)) { server in
+            // RFC 7301 §3.2: a server that supports none of the protocols offered SHALL answer with a fatal
+            // no_application_protocol alert. A client that offers http/1.1 among others gets it.
+            let script = """
+                import socket, ssl, sys
+                for offer in (["h2"], ["h2", "http/1.1"]):
+                    context = ssl.create_default_context(cafile=sys.argv[1])
+                    context.set_alpn_protocols(offer)
+                    try:
+                        with socket.create_connection(("127.0.0.1", int(sys.argv[2])), timeout=10) as raw:
+                            with context.wrap_socket(raw, server_hostname="localhost") as tls:
+                                print(",".join(offer), "accepted", tls.selected_alpn_protocol())
+                    except ssl.SSLError as error:
+                        # The alert as OpenSSL names it: "tlsv1 alert no application protocol".
+                        print(",".join(offer), "refused", "alert no application protocol" in str(error))
+                """
+            let run = try runTool(["python3", "-c", script, certificates.caFile, String(server.tlsPort)])
+            #expect(run.output == "h2 refused True\nh2,http/1.1 accepted http/1.1\n", "\(run.all)")
+        }
+    }
+
     @Test("clients that trust another CA refuse the certificate: curl, Python, and the Swift client")
     func anotherCARefused() throws {
         let certificates = try TestCertificates()
