@@ -25,7 +25,8 @@ enum EventFunnels {
         }
         var purchases: [Key: CampaignCounts.Attributed] = [:]
         for row in figures.attributed where campaignID.map({ $0 == row.campaignID }) ?? true {
-            purchases[Key(campaign: row.campaignID, variant: row.variantID, arm: "treatment", demo: row.demo)] = row
+            let key = Key(campaign: row.campaignID, variant: row.variantID, arm: Arm.treatment.rawValue, demo: row.demo)
+            purchases[key] = row
         }
         let keys = Set(counts.keys).union(purchases.keys).sorted()
         func funnels(demo: Bool) -> JSONValue {

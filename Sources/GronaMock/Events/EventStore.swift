@@ -141,7 +141,7 @@ package final class EventStore: Sendable {
         }
         var purchases: [Key: (count: Int64, revenue: Int64)] = [:]
         for row in figures.attributed {
-            let key = Key(campaign: row.campaignID, variant: row.variantID, arm: "treatment", demo: row.demo)
+            let key = Key(campaign: row.campaignID, variant: row.variantID, arm: Arm.treatment.rawValue, demo: row.demo)
             purchases[key] = (row.purchases, row.revenueMinor)
         }
         let keys = Set(counts.keys).union(purchases.keys).sorted {

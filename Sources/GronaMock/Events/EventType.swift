@@ -13,6 +13,18 @@ package enum EventType: String, CaseIterable, Sendable {
     package var isPlacementEvent: Bool { self != .purchase }
 }
 
+/// The arms of contract §5, as events spell them, declared once: the validator accepts these, the violation
+/// rules and the funnels compare against them, and `grona-mock load` writes them.
+package enum Arm: String, CaseIterable, Sendable {
+    case treatment
+    case control
+    /// The workspace-wide holdout, checked before any campaign's assignment.
+    case holdout
+
+    /// Nothing is shown in this arm (contract §5), so nothing is exposed or served there.
+    package var showsNothing: Bool { self != .treatment }
+}
+
 /// The placements of contract §3, declared once (workspaces and events both name them).
 package enum Placement: String, CaseIterable, Sendable {
     case homeTop = "home_top"

@@ -158,7 +158,7 @@ private struct EventCheck {
         }
         guard let visitID = string(object, "visitID"),
             let campaignID = identifier(object, "campaignID"), let variantID = identifier(object, "variantID"),
-            let arm = oneOf(object, "arm", ["treatment", "control", "holdout"], what: "arm")
+            let arm = oneOf(object, "arm", Arm.allCases.map(\.rawValue), what: "arm")
         else { return }
         if placement == "cart_line" {
             guard string(object, "key") != nil else { return }

@@ -47,8 +47,7 @@ extension ViolationsChecker {
     /// `shown_in_control_or_holdout`: nothing is shown in control or holdout (contract §5), so nothing is
     /// exposed or served there.
     mutating func checkArm(_ event: CheckedEvent) {
-        guard event.isOne(of: .exposure, .served), let arm = event.arm,
-            arm == "control" || arm == "holdout"
+        guard event.isOne(of: .exposure, .served), let arm = event.arm, Arm(rawValue: arm)?.showsNothing == true
         else { return }
         report(
             .shownInControlOrHoldout, event,
@@ -115,14 +114,14 @@ extension ViolationsChecker {
         var unitName: String { "\(unitKind) \(Quote.text(unit))" }
         let arm = event.arm ?? ""
         if assignments.isHeldOut(unit, by: workspace.holdout) {
-            if arm != "holdout" {
+            if arm != Arm.holdout.rawValue {
                 report(
                     .wrongAssignment, event,
                     "\(event.kind) in the \(arm) arm, but \(unitName) is in the holdout.")
             }
             return
         }
-        if arm == "holdout" {
+        if arm == Arm.holdout.rawValue {
             report(
                 .wrongAssignment, event,
                 "\(event.kind) in the holdout arm, but \(unitName) is not in the holdout.")
@@ -134,7 +133,7 @@ extension ViolationsChecker {
                 .wrongAssignment, event,
                 "\(event.kind) for variant \(Quote.text(variant.id)), but assignment gives "
                     + "\(unitName) variant \(Quote.text(assigned.id)) of campaign \(Quote.text(campaign.id)).")
-        } else if arm != (variant.isControl ? "control" : "treatment") {
+        } else if arm != (variant.isControl ? Arm.control : Arm.treatment).rawValue {
             report(
                 .wrongAssignment, event,
                 "\(event.kind) in the \(arm) arm, but variant \(Quote.text(variant.id)) is "

@@ -48,11 +48,6 @@ package struct EventEncoder: Sendable {
         return frame
     }
 
-    /// The arm of contract §5, as events spell it.
-    package enum Arm: String, Sendable {
-        case treatment, control, holdout
-    }
-
     /// `,{…}`: one placement event, with its leading comma (a batch drops the first).
     package func appendPlacementEvent(
         _ type: EventType, counter: UInt32, frame: VisitFrame, offset: Int64, campaign: FleetCampaign,

@@ -116,7 +116,7 @@ struct VisitSimulator {
     /// before it is used.
     private func assignment(
         _ install: inout InstallState, index: Int, _ campaignIndex: Int, config: FleetConfig
-    ) -> (Int, EncoderArm)? {
+    ) -> (Int, Arm)? {
         if install.assignmentRevision != config.revision || install.assignmentCampaignCount != config.campaigns.count {
             install.assignments.removeAll()
             install.assignmentRevision = config.revision
@@ -216,4 +216,3 @@ struct VisitSimulator {
 }
 
 typealias EncoderFrame = EventEncoder.VisitFrame
-typealias EncoderArm = EventEncoder.Arm

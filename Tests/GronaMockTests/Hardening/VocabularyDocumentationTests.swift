@@ -64,9 +64,10 @@ struct VocabularyDocumentationTests {
         return Set(list.split(separator: ",").map { $0.trimmingCharacters(in: quotesAndSpace) })
     }
 
-    @Test("event types and placements are the JSON Schema's enums, no more and no fewer")
+    @Test("event types, placements and arms are the JSON Schema's enums, no more and no fewer")
     func eventVocabulary() throws {
         #expect(try Self.schemaEnum(after: "\"type\": { \"enum\"") == Set(EventType.allCases.map(\.rawValue)))
         #expect(try Self.schemaEnum(after: "\"placement\": {") == Set(Placement.allCases.map(\.rawValue)))
+        #expect(try Self.schemaEnum(after: "\"arm\": {") == Set(Arm.allCases.map(\.rawValue)))
     }
 }
