@@ -11,11 +11,11 @@ import Darwin
 ///
 /// Confined to its event loop's thread; handlers that answer later reach it through `EventLoop.execute`.
 ///
-/// One file of about 470 lines, on purpose: reading, writing, streamed bodies and closing all move the one
+/// One file of about 500 lines, on purpose: reading, writing, streamed bodies and closing all move the one
 /// `phase` and the flow-control flags beside it, which are private so that nothing outside can change them
 /// between two steps. Split across extensions in other files they would have to be internal to the module;
 /// the parts that need no such state (the parser, `OutboundQueue`, `ConnectionPhase`, `RequestInFlight`,
-/// `HTTPBodyStream`) already have files of their own.
+/// `HTTPBodyStream`, the socket or TLS under it as a `ConnectionTransport`) already have files of their own.
 final class Connection {
     let token: UInt64
     let fd: Int32
