@@ -14,6 +14,12 @@ final class PostgresFaultRules: FaultRuleStore {
     /// Whether any rule may exist: set when one is added here, refreshed by `PostgresRuntime` on every
     /// notification and tick, and by every listing. While false, a request asks nothing.
     private let exist = Atomic<Bool>(true)
+    /// Tickets order the reads that refresh `exist` by when they began, and `applied` is the newest ticket
+    /// applied: a follower's read that began before a rule was added must not lower the flag after a listing
+    /// that began later (and saw the rule) raised it, or a rule another instance lists would go unasked here
+    /// until the next tick.
+    private let tickets = Atomic<UInt64>(0)
+    private let applied = Mutex<UInt64>(0)
 
     init(pool: PostgresPool) {
         self.pool = pool
@@ -22,7 +28,17 @@ final class PostgresFaultRules: FaultRuleStore {
     var takesRemotely: Bool { true }
     var mayHaveRules: Bool { exist.load(ordering: .acquiring) }
 
-    func rulesExist(_ exist: Bool) { self.exist.store(exist, ordering: .releasing) }
+    /// A ticket for a read of whether rules exist, taken before the read begins.
+    func observation() -> UInt64 { tickets.add(1, ordering: .relaxed).newValue }
+
+    /// What the read of `ticket` found, applied unless a read that began later has been applied already.
+    func rulesExist(_ exist: Bool, observedAt ticket: UInt64) {
+        applied.withLock { newest in
+            guard ticket > newest else { return }
+            newest = ticket
+            self.exist.store(exist, ordering: .releasing)
+        }
+    }
 
     func take(_ endpoint: FaultEngine.Endpoint, workspace: String?, claimed: Bool) throws(StorageError) -> FaultAction?
     {
@@ -79,16 +95,17 @@ final class PostgresFaultRules: FaultRuleStore {
                 return id
             }
         }
-        rulesExist(true)
+        rulesExist(true, observedAt: observation())
         var added = rule
         added.id = "fault-\(id)"
         return added.listing
     }
 
     func listing() throws(StorageError) -> [JSONObject] {
+        let ticket = observation()
         let listed = try read(
             "SELECT id, document, seen, fired, generator FROM fault_rules ORDER BY id", PostgresBinds())
-        rulesExist(!listed.isEmpty)
+        rulesExist(!listed.isEmpty, observedAt: ticket)
         return listed
     }
 

@@ -183,6 +183,7 @@ final class PostgresRuntime: SharedRuntime {
         var more = true
         while more {
             let seen = followed.withLock { $0 }
+            let ticket = rules.observation()
             do {
                 let (changes, clock, hasRules, clears, grants) = try Self.run { () throws(PostgresError) in
                     try pool.withReader { connection throws(PostgresError) in
@@ -198,7 +199,7 @@ final class PostgresRuntime: SharedRuntime {
                         }
                     }
                 }
-                rules.rulesExist(hasRules)
+                rules.rulesExist(hasRules, observedAt: ticket)
                 for (seq, change) in changes {
                     if let change { replica.apply(change) }
                     followed.withLock { $0.lastChange = max($0.lastChange, seq) }
