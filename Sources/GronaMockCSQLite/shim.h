@@ -16,20 +16,28 @@ static inline int grona_sqlite3_bind_blob_copy(sqlite3_stmt *statement, int inde
 static inline int grona_sqlite3_disable_memory_statistics(void) {
     return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
-/// sqlite3_wal_hook takes a C function. This one records the pages in the write-ahead log after each commit into
-/// `*pages`, and past 1,000 pages checkpoints as SQLite's own automatic checkpoint does (registering a hook
-/// replaces it): a writer that never finds time for the upkeep between groups, or that the checkpoint thread cannot keep
-/// up with, still keeps the log bounded. While that thread holds the checkpoint lock, this PASSIVE one returns at once.
-static int grona_sqlite3_record_wal_pages(void *pages, sqlite3 *db, const char *name, int count) {
-    *(int *)pages = count;
-    if (count >= 1000) {
+/// What the write-ahead-log hook keeps for one connection: the log's length in pages after its last commit, and
+/// the length past which a commit checkpoints (`WriteAheadLogLimits.commitPages`).
+typedef struct {
+    int pages;
+    int checkpointPages;
+} grona_sqlite3_wal_state;
+
+/// sqlite3_wal_hook takes a C function. This one records the pages in the write-ahead log after each commit, and
+/// past `checkpointPages` checkpoints as SQLite's own automatic checkpoint does (registering a hook replaces it), so
+/// that the log is bounded whatever the checkpoint thread manages. While that thread holds the checkpoint lock, this
+/// PASSIVE one returns at once.
+static int grona_sqlite3_record_wal_pages(void *context, sqlite3 *db, const char *name, int count) {
+    grona_sqlite3_wal_state *state = (grona_sqlite3_wal_state *)context;
+    state->pages = count;
+    if (count >= state->checkpointPages) {
         sqlite3_wal_checkpoint(db, name);
-        *(int *)pages = 0;
+        state->pages = 0;
     }
     return SQLITE_OK;
 }
 
-static inline void grona_sqlite3_track_wal_pages(sqlite3 *db, int *pages) {
-    sqlite3_wal_hook(db, grona_sqlite3_record_wal_pages, pages);
+static inline void grona_sqlite3_track_wal_pages(sqlite3 *db, grona_sqlite3_wal_state *state) {
+    sqlite3_wal_hook(db, grona_sqlite3_record_wal_pages, state);
 }
 #endif

@@ -12,9 +12,10 @@ import GronaMockHTTP
 /// it copies the frames committed when it began, and the writer starts the log over at its first commit
 /// after a checkpoint that copied every frame (with no reader still on the log).
 ///
-/// SQLite's own checkpoint inside a COMMIT, past 1,000 pages (`grona_sqlite3_record_wal_pages`), stays as
-/// the bound for a writer that this thread cannot keep up with; while this thread holds the checkpoint lock,
-/// that one returns at once (PASSIVE never waits), so the writer still never waits here.
+/// Under steady load the writer always has frames newer than a copy, so the log starts over only in the
+/// COMMIT that passes `WriteAheadLogLimits.commitPages` (`grona_sqlite3_record_wal_pages`) and copies the
+/// rest itself; this thread, asked after every commit, leaves it little to copy. While this thread holds the
+/// checkpoint lock, that one returns at once (PASSIVE never waits), so the writer still never waits here.
 ///
 /// `@unchecked Sendable` is sound because `connection` is used on the checkpoint thread only, and `phase`
 /// is behind its lock.

@@ -19,22 +19,25 @@ final class Database: @unchecked Sendable {
     let path: String
     /// Copies the write-ahead log back beside the writer; nil for an in-memory database, which has no log.
     let checkpointer: Checkpointer?
+    let logLimits: WriteAheadLogLimits
 
     /// Opens or creates the database at `path` (`:memory:` for a private one) and applies migrations.
     init(
-        path: String, readers count: Int = 4, beforeCheckpoint: @escaping @Sendable () -> Void = {}
+        path: String, readers count: Int = 4, logLimits: WriteAheadLogLimits = .standard,
+        beforeCheckpoint: @escaping @Sendable () -> Void = {}
     ) throws(SQLiteError) {
         let connection = try SQLiteConnection(path: path)
         try connection.enableWriteAheadLog()
         try connection.execute("PRAGMA synchronous=NORMAL")
         try Schema.migrate(connection)
         self.path = path
+        self.logLimits = logLimits
         writer = connection
         var readers: [Reader] = []
         // An in-memory database (however it was named) exists only on the writing connection.
         if connection.fileName != nil {
             for _ in 0..<max(1, count) { readers.append(Reader(try SQLiteConnection(path: path))) }
-            connection.trackWriteAheadLog()
+            connection.trackWriteAheadLog(checkpointingAt: logLimits.commitPages)
             checkpointer = try Checkpointer(path: path, beforeCheckpoint: beforeCheckpoint)
         } else {
             checkpointer = nil

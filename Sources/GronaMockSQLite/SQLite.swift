@@ -99,28 +99,30 @@ final class SQLiteConnection {
     /// for every event, and hashing their text each time cost more than the lookup saves.
     private var cache: [UInt: SQLiteStatement] = [:]
 
-    /// Pages in the write-ahead log after the last commit, once `trackWriteAheadLog` was called.
-    private var walPages: UnsafeMutablePointer<Int32>?
+    /// The log's length after the last commit and the commit checkpoint's bound, once `trackWriteAheadLog`
+    /// was called.
+    private var walState: UnsafeMutablePointer<grona_sqlite3_wal_state>?
 
     /// Finalizes the cached statements before the handle closes (close_v2 would otherwise defer it).
     deinit {
         cache = [:]
         sqlite3_close_v2(handle)
-        walPages?.deallocate()
+        walState?.deallocate()
     }
 
-    /// From now on `writeAheadLogPages` says how long the write-ahead log is after each commit (the
-    /// automatic checkpoint at 1,000 pages is kept, in the hook that counts).
-    func trackWriteAheadLog() {
-        guard walPages == nil else { return }
-        let pages = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
-        pages.initialize(to: 0)
-        walPages = pages
-        grona_sqlite3_track_wal_pages(handle, pages)
+    /// From now on `writeAheadLogPages` says how long the write-ahead log is after each commit, and a commit
+    /// that takes it past `checkpointPages` checkpoints it (the bound SQLite's automatic checkpoint kept at
+    /// 1,000 pages; see `WriteAheadLogLimits`).
+    func trackWriteAheadLog(checkpointingAt checkpointPages: Int32) {
+        guard walState == nil else { return }
+        let state = UnsafeMutablePointer<grona_sqlite3_wal_state>.allocate(capacity: 1)
+        state.initialize(to: grona_sqlite3_wal_state(pages: 0, checkpointPages: max(1, checkpointPages)))
+        walState = state
+        grona_sqlite3_track_wal_pages(handle, state)
     }
 
     /// Pages in the write-ahead log after this connection's last commit; 0 when not tracked.
-    var writeAheadLogPages: Int { Int(walPages?.pointee ?? 0) }
+    var writeAheadLogPages: Int { Int(walState?.pointee.pages ?? 0) }
 
     /// The statement for the literal `sql`, prepared on first use and kept for the connection's life.
     func cached(_ sql: StaticString) throws(SQLiteError) -> SQLiteStatement {

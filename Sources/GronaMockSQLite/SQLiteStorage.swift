@@ -20,10 +20,14 @@ public final class SQLiteStorage: GronaStorage {
         }
     }
 
-    /// For tests: `beforeCheckpoint` runs on the checkpoint thread before each checkpoint.
-    init(path: String, beforeCheckpoint: @escaping @Sendable () -> Void) throws(StorageError) {
+    /// For tests: the log's limits, and `beforeCheckpoint`, which runs on the checkpoint thread before each
+    /// checkpoint.
+    init(
+        path: String, logLimits: WriteAheadLogLimits = .standard,
+        beforeCheckpoint: @escaping @Sendable () -> Void = {}
+    ) throws(StorageError) {
         do {
-            database = try Database(path: path, beforeCheckpoint: beforeCheckpoint)
+            database = try Database(path: path, logLimits: logLimits, beforeCheckpoint: beforeCheckpoint)
         } catch {
             throw StorageError(error)
         }
@@ -84,23 +88,13 @@ public final class SQLiteStorage: GronaStorage {
         }
     }
 
-    /// The write-ahead log's length, in pages, past which an idle writer asks for it to be copied back, well
-    /// short of the 1,000 pages at which SQLite checkpoints inside a COMMIT. A short log is a fast one: every
-    /// page an insert reads is looked up in the log's index first, and with no checkpoint at all the events
-    /// endpoint's p99 at half load tripled. Measured with `grona-mock load` at half the fleet's peak (issue 14),
-    /// interleaved: 300 pages gave a median p99 of 9.5 ms, 700 gave 12.3 ms and 150 was worse than both (each
-    /// checkpoint costs the checkpoint thread a sync of both files, which competes for the disk).
-    static let checkpointPages = 300
-
     /// Asks the checkpoint thread (`Checkpointer`) to copy the write-ahead log back once it passed
-    /// `checkpointPages`, and returns at once: the copy runs on a connection of its own while the writer goes
-    /// on committing. Otherwise SQLite does it inside the COMMIT that takes the log past 1,000 pages, and that
-    /// group's answers, and every request behind them, wait for the copy and the syncs: measured with
-    /// `grona-mock load`, those waits were most of the events endpoint's p99 (issue 14).
+    /// `WriteAheadLogLimits.requestPages`, and returns at once: the copy runs on a connection of its own while
+    /// the writer goes on committing, so that the COMMIT that reaches `commitPages` has only the rest to copy.
     public func maintainAfterCommit() throws(StorageError) {
         guard let checkpointer = database.checkpointer else { return }
         let pages = database.withConnection { $0.writeAheadLogPages }
-        if pages >= Self.checkpointPages { checkpointer.request() }
+        if pages >= database.logLimits.requestPages { checkpointer.request() }
     }
 
     public func eventCount() throws(StorageError) -> Int {

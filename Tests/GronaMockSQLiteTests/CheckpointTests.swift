@@ -7,9 +7,10 @@ import Testing
 
 @testable import GronaMockSQLite
 
-/// The write-ahead log is copied back by the checkpoint thread, asked for by `maintainAfterCommit` when the writer
-/// is idle, before SQLite's own checkpoint inside a COMMIT (at 1,000 pages) is needed; commits alone still keep it
-/// bounded at that limit, and no commit waits for the checkpoint thread.
+/// The write-ahead log is copied back by the checkpoint thread, asked for by `maintainAfterCommit` after each
+/// commit, before the checkpoint inside a COMMIT (`WriteAheadLogLimits.commitPages`) is needed; commits alone still
+/// keep it bounded at that limit, and no commit waits for the checkpoint thread. These tests set the commit's
+/// limit to 1,000 pages, SQLite's own, so that a few megabytes of events cross it.
 @Suite struct CheckpointTests {
     /// 40 commits of 200 events with 2 KB blobs: about 4,000 pages of log, four times the checkpoint limit.
     private static func commitGroups(_ storage: SQLiteStorage, maintaining: Bool) throws {
@@ -34,13 +35,14 @@ import Testing
         ((try? FileManager.default.attributesOfItem(atPath: file.path + "-wal"))?[.size] as? Int) ?? 0
     }
 
-    /// 1,000 pages of 4 KiB: the log past which SQLite checkpoints inside a COMMIT.
-    private static let inCommitLimit = 1000 * 4096
+    /// The limits these tests run with: a COMMIT checkpoints past 1,000 pages of 4 KiB.
+    private static let limits = WriteAheadLogLimits(requestPages: 300, commitPages: 1000)
+    private static let inCommitLimit = Int(limits.commitPages) * 4096
 
     @Test("with upkeep between groups the log never reaches the limit at which a commit would checkpoint")
     func upkeepKeepsTheLogUnderTheCommitLimit() throws {
         let file = try TemporaryDatabase()
-        let storage = try SQLiteStorage(path: file.path)
+        let storage = try SQLiteStorage(path: file.path, logLimits: Self.limits)
         try Self.commitGroups(storage, maintaining: true)
         #expect(try storage.eventCount() == 8_000)
         // The log file is reused from its start after each copy, so its size is the longest the log has been.
@@ -50,7 +52,7 @@ import Testing
     @Test("commits alone still checkpoint at SQLite's limit: the log grows past it, then starts over")
     func commitsAloneStayBounded() throws {
         let file = try TemporaryDatabase()
-        let storage = try SQLiteStorage(path: file.path)
+        let storage = try SQLiteStorage(path: file.path, logLimits: Self.limits)
         try Self.commitGroups(storage, maintaining: false)
         #expect(try storage.eventCount() == 8_000)
         let bytes = Self.walBytes(file)
@@ -65,7 +67,7 @@ import Testing
         let release = DispatchSemaphore(value: 0)
         let holdFirst = Mutex(true)
         // The first checkpoint waits on the test before it copies anything.
-        let storage = try SQLiteStorage(path: file.path) {
+        let storage = try SQLiteStorage(path: file.path, logLimits: Self.limits) {
             let first = holdFirst.withLock { hold in
                 defer { hold = false }
                 return hold

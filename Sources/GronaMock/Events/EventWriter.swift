@@ -188,8 +188,9 @@ final class EventWriter: Sendable {
         if !touched.isEmpty || deletedAny { onCommit(touched) }
         // After the answers: the feed costs an acknowledgement nothing but this append under its lock.
         feed?.append(written)
-        // After the answers, and only when nothing waits: upkeep then delays no request at all.
-        if (try? outcomes.get()) != nil, queue.withLock({ $0.jobs.isEmpty }) {
+        // After the answers, after every commit: under steady load the writer is never idle, and upkeep kept for
+        // an idle moment left the write-ahead log to the commits' own checkpoints (SQLiteStorage).
+        if (try? outcomes.get()) != nil {
             do throws(StorageError) {
                 try storage.maintainAfterCommit()
             } catch {

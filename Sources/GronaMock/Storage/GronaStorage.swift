@@ -16,9 +16,9 @@ public protocol GronaStorage: AnyObject, Sendable {
     /// workspace is a duplicate, counted and not stored again (contract §7).
     func commit(_ changes: [StorageChange]) throws(StorageError) -> [StorageChangeOutcome]
 
-    /// Upkeep the backend does when the writer is idle, after a group's answers are sent and with nothing
-    /// queued, so that no answer waits for it: SQLite copies its write-ahead log back into the database here,
-    /// rather than inside the COMMIT that grows it past its limit. Its failure is only logged.
+    /// Upkeep the backend starts after each group's answers are sent, so that no answer waits for it; it runs
+    /// on the writer thread between groups, so it must return at once: SQLite asks its checkpoint thread to copy
+    /// the write-ahead log back here. Its failure is only logged.
     func maintainAfterCommit() throws(StorageError)
 
     /// How many events are stored (for `--max-events`, read once at start and after a delete).
