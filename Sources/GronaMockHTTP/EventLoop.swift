@@ -46,10 +46,18 @@ final class EventLoop: @unchecked Sendable {
     private let tasks = Mutex<[@Sendable () -> Void]>([])
     let shutdownRequested = Atomic<Bool>(false)
 
+    /// Whether this loop takes new connections: open; paused, out of file descriptors, until a monotonic
+    /// time; or closed for good at shutdown. Paused and closed loops do not watch the listeners.
+    enum Accepting: Equatable {
+        case open
+        case paused(until: UInt64)
+        case closed
+    }
+
     // Confined to the loop thread.
     private var connections: [UInt64: Connection] = [:]
     private var nextToken: UInt64
-    private var listening = true
+    private var accepting = Accepting.open
     private var shuttingDown = false
     private var spareDescriptor: Int32 = -1
     private(set) var now: UInt64 = MonotonicClock.now()
@@ -112,6 +120,7 @@ final class EventLoop: @unchecked Sendable {
             }
             // Before handling: a connection accepted now must not take its deadlines from before the wait.
             now = MonotonicClock.now()
+            if case .paused(let until) = accepting, now >= until { resumeAccepting() }
             for index in 0..<ready { handle(poller.event(at: index)) }
             let pending = takeTasks()
             // Checked after taking the tasks: a response queued after `shutdown()` must already see the
@@ -134,9 +143,10 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// Sleep forever when there is nothing to time out; otherwise wake for the next timeout check.
+    /// Sleep forever when there is nothing to time out or resume; otherwise wake for the next timeout check.
     private func waitTimeout() -> Int32 {
-        connections.isEmpty && !shuttingDown ? -1 : 100
+        guard connections.isEmpty, !shuttingDown, case .open = accepting else { return 100 }
+        return -1
     }
 
     private func handle(_ event: Poller.Event) {
@@ -166,13 +176,13 @@ final class EventLoop: @unchecked Sendable {
     /// Accepts what is waiting, a bounded number at a time so one busy listener cannot starve the
     /// connections already open.
     private func acceptConnections(from listener: ListeningSocket) {
-        for _ in 0..<64 where listening {
+        for _ in 0..<64 where accepting == .open {
             let accepted: (fd: Int32, peer: String)?
             do {
                 accepted = try Socket.accept(listener.fd)
             } catch {
                 if error.errno == EMFILE || error.errno == ENFILE {
-                    refuseWithSpareDescriptor(listener)
+                    if !refuseWithSpareDescriptor(listener) { pauseAccepting() }
                 } else {
                     context.logger.warning("accept failed", [("error", "\(error)")])
                 }
@@ -228,14 +238,38 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// Out of descriptors: free the spare one, accept with it, answer 503 and close, so the client hears
-    /// why instead of waiting in the backlog while the listener spins.
-    private func refuseWithSpareDescriptor(_ listener: ListeningSocket) {
-        guard spareDescriptor >= 0 else { return }
+    /// why instead of waiting in the backlog while the listener spins. False when there is no spare to free:
+    /// another thread took the descriptor between its close and its reopening, and none is free yet.
+    private func refuseWithSpareDescriptor(_ listener: ListeningSocket) -> Bool {
+        if spareDescriptor < 0 { spareDescriptor = open("/dev/null", O_RDONLY | O_CLOEXEC) }
+        guard spareDescriptor >= 0 else { return false }
         close(spareDescriptor)
         if let (fd, _) = try? Socket.accept(listener.fd) { refuse(fd, on: listener) }
         spareDescriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
         context.logger.warning("out of file descriptors; refused a connection")
+        return true
     }
+
+    /// Out of descriptors with no spare: stop watching the listeners for `acceptPause`, since a listener left
+    /// readable would wake this loop at once, again and again, with nothing it could accept. The clients wait
+    /// in the backlog meanwhile; the other loops, and this one after the pause, take them as descriptors free up.
+    private func pauseAccepting() {
+        guard case .open = accepting else { return }
+        for listener in listeners { poller.unregister(listener.fd) }
+        accepting = .paused(until: now + Self.acceptPause)
+        context.logger.warning("out of file descriptors, with none spare; accepting again in 100 ms")
+    }
+
+    private func resumeAccepting() {
+        for (index, listener) in listeners.enumerated() {
+            try? poller.register(
+                listener.fd, token: Self.firstListenerToken + UInt64(index), interest: .read, exclusive: true)
+        }
+        accepting = .open
+    }
+
+    /// How long a loop out of descriptors, with no spare, stops accepting.
+    private static let acceptPause: UInt64 = 100_000_000
 
     /// Turns a client away with a 503, or what the listener's protocol says instead (a TLS alert).
     private func refuse(_ fd: Int32, on listener: ListeningSocket) {
@@ -251,8 +285,10 @@ final class EventLoop: @unchecked Sendable {
 
     private func startShutdown() {
         shuttingDown = true
-        listening = false
-        for listener in listeners { poller.unregister(listener.fd) }
+        if case .open = accepting {
+            for listener in listeners { poller.unregister(listener.fd) }
+        }
+        accepting = .closed
         for connection in Array(connections.values) { connection.shutdownRequested() }
     }
 

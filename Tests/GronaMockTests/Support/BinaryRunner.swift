@@ -51,9 +51,19 @@ final class ServerProcess {
     private let err = Pipe()
     private(set) var url = ""
 
-    init(_ arguments: [String], environment: [String: String] = [:], directory: URL? = nil) throws {
-        process.executableURL = BinaryRunner.executable
-        process.arguments = arguments
+    /// `descriptorLimit` starts the server under `ulimit -n` of that many open files.
+    init(
+        _ arguments: [String], environment: [String: String] = [:], directory: URL? = nil,
+        descriptorLimit: Int? = nil
+    ) throws {
+        if let descriptorLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments =
+                ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", BinaryRunner.executable.path] + arguments
+        } else {
+            process.executableURL = BinaryRunner.executable
+            process.arguments = arguments
+        }
         process.environment = ["PATH": "/usr/bin:/bin"].merging(environment) { $1 }
         if let directory { process.currentDirectoryURL = directory }
         process.standardOutput = out
