@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import GronaMockTestSupport
 import Testing
 
 @testable import GronaMockSQLite
@@ -23,7 +22,7 @@ struct DatabaseReadersTests {
             }
             finished.signal()
         }
-        #expect(inside.wait(countingPauses: 10))
+        #expect(inside.wait(timeout: .now() + 10) == .success)
         // The first reader is held; this one must not wait for it (waited for on another thread, so that a
         // regression fails here instead of hanging the suite).
         let second = DispatchSemaphore(value: 0)
@@ -31,9 +30,9 @@ struct DatabaseReadersTests {
             _ = try? database.withReader { connection throws(SQLiteError) in try connection.scalarText("SELECT 1") }
             second.signal()
         }
-        #expect(second.wait(countingPauses: 10), "the second read waited for the first")
+        #expect(second.wait(timeout: .now() + 10) == .success, "the second read waited for the first")
         release.signal()
-        #expect(finished.wait(countingPauses: 10))
+        #expect(finished.wait(timeout: .now() + 10) == .success)
     }
 
     @Test("after interruptReads every read fails at once with a clear error")

@@ -46,9 +46,8 @@ package final class Gate: Sendable {
     /// Waits until a handler is inside the gate (false after `seconds`). Blocking on purpose: a test that
     /// awaited here would need a free cooperative thread to resume, which other tests' blocking socket
     /// reads can hold on a 2-core machine.
-    /// Counted as `PausedTime` counts, so a pause of the whole machine does not use up the wait.
     package func waitForEntry(seconds: Double = 10) -> Bool {
-        entered.wait(countingPauses: seconds)
+        entered.wait(timeout: .now() + seconds) == .success
     }
 
     package func open() { opened.signal() }
