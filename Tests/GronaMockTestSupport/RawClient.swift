@@ -44,7 +44,10 @@ package final class RawClient {
         #else
         fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
-        guard fd >= 0 else { throw Failure(description: "socket failed") }
+        guard fd >= 0 else {
+            isClosed = true
+            throw Failure(description: "socket failed")
+        }
         #if canImport(Darwin)
         var on: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
@@ -59,8 +62,12 @@ package final class RawClient {
             }
         }
         guard connected == 0 else {
-            close(fd)
-            throw Failure(description: "connect to port \(port) failed: errno \(errno)")
+            let error = errno
+            // Through `closeNow`, which the deinit (it runs after a failed init too, every property being set)
+            // then skips: closing here and there closed the number twice, and in between another thread's new
+            // descriptor (a test server's listener, once) could have taken it.
+            closeNow()
+            throw Failure(description: "connect to port \(port) failed: errno \(error)")
         }
         var interval = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
