@@ -33,7 +33,10 @@ struct CertificateReloadTests {
         let lines = Lines()
         var configuration = testServerConfiguration()
         configuration.pollerBackend = backend
+        // The connection opened first sends its request only after the reissue and the checks, which run
+        // openssl: over the test configuration's 400 ms for a request head on a slow or busy machine.
         configuration.idleTimeout = .seconds(30)
+        configuration.headerTimeout = .seconds(30)
         configuration.listeners = [try certificates.listener(logger: Logger { lines.append($0) })]
         try withLiveServer(configuration) { server in
             let first = try Self.fileSerial(certificates.directory.serverCertificate)
