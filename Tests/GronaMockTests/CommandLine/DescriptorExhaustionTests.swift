@@ -11,12 +11,13 @@ struct DescriptorExhaustionTests {
     @Test("clients past the descriptor limit get 503 at once, and once they leave the server serves again")
     func exhaustionIsAnsweredAndRecovered() throws {
         let fixture = try MockFixture.standard()
-        // About 20 descriptors are open at start (database files, loops, listeners): 48 leaves room for a few
-        // dozen connections, and 80 clients are more than that.
+        // About 20 descriptors are open at start with two event loops (database files, loops, listeners): 48
+        // leaves room for a few dozen connections, and 80 clients are more than that. The loops are named, since
+        // by default there is one per core, each with descriptors of its own.
         let server = try ServerProcess(
             [
-                "serve", "--port", "0", "--workspaces", fixture.workspaces.path, "--keys", fixture.keys.path,
-                "--db", fixture.database.path,
+                "serve", "--port", "0", "--event-loops", "2", "--workspaces", fixture.workspaces.path, "--keys",
+                fixture.keys.path, "--db", fixture.database.path,
             ], descriptorLimit: 48)
         defer { _ = server.stop() }
         let request = "GET /v1/mobile/workspaces/shop/config HTTP/1.1\r\nHost: x\r\n\r\n"
