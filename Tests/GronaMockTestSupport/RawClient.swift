@@ -190,22 +190,11 @@ package final class RawClient {
     /// joined; `onChunk` hears each chunk's size as it is read (a slow client waits there).
     package func readChunkedBody(onChunk: (Int) -> Void = { _ in }) throws -> [UInt8] {
         var body: [UInt8] = []
-        while true {
-            let lineEnd = try readUntil(Array("\r\n".utf8))
-            let sizeText = String(decoding: buffer[..<lineEnd], as: UTF8.self)
-            buffer.removeFirst(lineEnd + 2)
-            guard let size = Int(sizeText, radix: 16), size >= 0 else {
-                throw Failure(description: "bad chunk size \(sizeText)")
-            }
-            try fill(size + 2)
-            body += buffer[..<size]
-            guard buffer[size] == 0x0D, buffer[size + 1] == 0x0A else {
-                throw Failure(description: "chunk without CRLF")
-            }
-            buffer.removeFirst(size + 2)
-            if size == 0 { return body }
-            onChunk(size)
+        while let chunk = try readChunk() {
+            body += chunk
+            onChunk(chunk.count)
         }
+        return body
     }
 
     /// The next chunk of a chunked body (RFC 9112 §7.1) after `readResponse(forHead: true)`, as it arrives;
@@ -218,6 +207,9 @@ package final class RawClient {
             throw Failure(description: "bad chunk size \(sizeText)")
         }
         try fill(size + 2)
+        guard buffer[size] == 0x0D, buffer[size + 1] == 0x0A else {
+            throw Failure(description: "chunk without CRLF")
+        }
         let chunk = Array(buffer[..<size])
         buffer.removeFirst(size + 2)
         return size == 0 ? nil : chunk
