@@ -76,10 +76,7 @@ final class EventLoop: @unchecked Sendable {
         poller = try Poller(context.configuration.pollerBackend)
         readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
         sendScratch = .allocate(byteCount: 16 * 1024, alignment: 16)
-        for (index, listener) in listeners.enumerated() {
-            try poller.register(
-                listener.fd, token: Self.firstListenerToken + UInt64(index), interest: .read, exclusive: true)
-        }
+        try watchListeners()
         spareDescriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
     }
 
@@ -255,17 +252,26 @@ final class EventLoop: @unchecked Sendable {
     /// in the backlog meanwhile; the other loops, and this one after the pause, take them as descriptors free up.
     private func pauseAccepting() {
         guard case .open = accepting else { return }
-        for listener in listeners { poller.unregister(listener.fd) }
+        unwatchListeners()
         accepting = .paused(until: now + Self.acceptPause)
         context.logger.warning("out of file descriptors, with none spare; accepting again in 100 ms")
     }
 
     private func resumeAccepting() {
+        try? watchListeners()
+        accepting = .open
+    }
+
+    /// Watches every listener, each with its own token, waking one loop per connection where the poller can.
+    private func watchListeners() throws(SystemError) {
         for (index, listener) in listeners.enumerated() {
-            try? poller.register(
+            try poller.register(
                 listener.fd, token: Self.firstListenerToken + UInt64(index), interest: .read, exclusive: true)
         }
-        accepting = .open
+    }
+
+    private func unwatchListeners() {
+        for listener in listeners { poller.unregister(listener.fd) }
     }
 
     /// How long a loop out of descriptors, with no spare, stops accepting.
@@ -285,9 +291,7 @@ final class EventLoop: @unchecked Sendable {
 
     private func startShutdown() {
         shuttingDown = true
-        if case .open = accepting {
-            for listener in listeners { poller.unregister(listener.fd) }
-        }
+        if case .open = accepting { unwatchListeners() }
         accepting = .closed
         for connection in Array(connections.values) { connection.shutdownRequested() }
     }
