@@ -15,6 +15,18 @@ struct CertificateReloadTests {
         var all: [String] { lock.withLock { lines } }
     }
 
+    /// A live server on `certificates`' TLS listener, its log lines gathered in `lines`; `adjust` changes the
+    /// test configuration first.
+    static func withServer(
+        _ certificates: TestCertificates, _ lines: Lines, adjust: (inout HTTPServer.Configuration) -> Void = { _ in },
+        _ body: (HTTPServer) throws -> Void
+    ) throws {
+        var configuration = testServerConfiguration()
+        adjust(&configuration)
+        configuration.listeners = [try certificates.listener(logger: Logger { lines.append($0) })]
+        try withLiveServer(configuration, body)
+    }
+
     /// The serial of the certificate a new connection is served.
     static func servedSerial(_ port: Int, _ certificates: TestCertificates) throws -> String? {
         try RawClient(port: port, tls: certificates.client).serverCertificateSerial
@@ -31,14 +43,14 @@ struct CertificateReloadTests {
     func reissued(backend: PollerBackend) throws {
         let certificates = try TestCertificates()
         let lines = Lines()
-        var configuration = testServerConfiguration()
-        configuration.pollerBackend = backend
-        // The connection opened first sends its request only after the reissue and the checks, which run
-        // openssl: over the test configuration's 400 ms for a request head on a slow or busy machine.
-        configuration.idleTimeout = .seconds(30)
-        configuration.headerTimeout = .seconds(30)
-        configuration.listeners = [try certificates.listener(logger: Logger { lines.append($0) })]
-        try withLiveServer(configuration) { server in
+        let adjust = { (configuration: inout HTTPServer.Configuration) in
+            configuration.pollerBackend = backend
+            // The connection opened first sends its request only after the reissue and the checks, which run
+            // openssl: over the test configuration's 400 ms for a request head on a slow or busy machine.
+            configuration.idleTimeout = .seconds(30)
+            configuration.headerTimeout = .seconds(30)
+        }
+        try Self.withServer(certificates, lines, adjust: adjust) { server in
             let first = try Self.fileSerial(certificates.directory.serverCertificate)
             let open = try RawClient(port: server.tlsPort, tls: certificates.client)
             #expect(open.serverCertificateSerial == first)
@@ -59,9 +71,7 @@ struct CertificateReloadTests {
         let certificates = try TestCertificates()
         let other = try TestCertificates()
         let lines = Lines()
-        var configuration = testServerConfiguration()
-        configuration.listeners = [try certificates.listener(logger: Logger { lines.append($0) })]
-        try withLiveServer(configuration) { server in
+        try Self.withServer(certificates, lines) { server in
             let serving = try Self.fileSerial(certificates.directory.serverCertificate)
             let directory = certificates.directory
             // Not a certificate at all.
@@ -93,9 +103,7 @@ struct CertificateReloadTests {
     func specialFilesKeepTheOld() throws {
         let certificates = try TestCertificates()
         let lines = Lines()
-        var configuration = testServerConfiguration()
-        configuration.listeners = [try certificates.listener(logger: Logger { lines.append($0) })]
-        try withLiveServer(configuration) { server in
+        try Self.withServer(certificates, lines) { server in
             let serving = try Self.fileSerial(certificates.directory.serverCertificate)
             let path = certificates.directory.serverCertificate
             func refusals(_ reason: String) -> Int {
