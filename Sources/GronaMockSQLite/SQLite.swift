@@ -287,6 +287,14 @@ final class SQLiteStatement {
 
     func reset() { sqlite3_reset(statement) }
 
+    /// The first column of the first row as an integer (nil for no row or NULL), then resets: for a cached
+    /// statement asked once per commit.
+    func int64Scalar() throws(SQLiteError) -> Int64? {
+        defer { sqlite3_reset(statement) }
+        guard try step(), !isNull(0) else { return nil }
+        return int64(0)
+    }
+
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
     func double(_ column: Int32) -> Double { sqlite3_column_double(statement, column) }

@@ -65,14 +65,6 @@ extension SQLiteStorage {
         return Self.paged(rows, limit: page.limit, sequence: \.sequence)
     }
 
-    /// Counts by campaign, variant, arm, demo flag and type: read from `events_by_campaign_arm` alone, in its
-    /// order, so the grouping streams (no sorter over the workspace's rows); only the few groups are sorted.
-    static let campaignTypeCountsSQL = """
-        SELECT campaign_id, variant_id, arm, demo, type, count(*) FROM events
-        WHERE workspace_key = ? AND campaign_id IS NOT NULL
-        GROUP BY campaign_id, variant_id, arm, demo, type ORDER BY campaign_id, variant_id, arm, type
-        """
-
     public func campaignCounts(workspace: String) throws(StorageError) -> CampaignCounts {
         let types = try read(Self.campaignTypeCountsSQL, [.text(workspace)]) { row in
             CampaignCounts.TypeCount(

@@ -9,10 +9,13 @@ import GronaMockJSON
 /// hold up a listing or a commit. `:memory:` (or any in-memory name) keeps everything on the one connection.
 public final class SQLiteStorage: GronaStorage {
     let database: Database
+    /// How many events stored past `campaign_counts_folded` make the writer count them in after a commit.
+    let campaignCountsFold: Int64
 
     /// Opens or creates the database at `path` and brings its schema up to date; a database from a newer
     /// grona-mock is refused (`StorageError.Kind.schemaTooNew`).
     public init(path: String, readers: Int = 4) throws(StorageError) {
+        campaignCountsFold = Self.standardCampaignCountsFold
         do {
             database = try Database(path: path, readers: readers)
         } catch {
@@ -24,8 +27,10 @@ public final class SQLiteStorage: GronaStorage {
     /// checkpoint.
     init(
         path: String, logLimits: WriteAheadLogLimits = .standard,
+        campaignCountsFold: Int64 = standardCampaignCountsFold,
         beforeCheckpoint: @escaping @Sendable () -> Void = {}
     ) throws(StorageError) {
+        self.campaignCountsFold = campaignCountsFold
         do {
             database = try Database(path: path, logLimits: logLimits, beforeCheckpoint: beforeCheckpoint)
         } catch {
@@ -88,12 +93,19 @@ public final class SQLiteStorage: GronaStorage {
         }
     }
 
-    /// Asks the checkpoint thread (`Checkpointer`) to copy the write-ahead log back once it passed
-    /// `WriteAheadLogLimits.requestPages`, and returns at once: the copy runs on a connection of its own while
-    /// the writer goes on committing, so that the COMMIT that reaches `commitPages` has only the rest to copy.
+    /// Folds the events stored since the last fold into the campaign counts once there are
+    /// `campaignCountsFold` of them (`SQLiteStorage+CampaignCounts`), then asks the checkpoint thread
+    /// (`Checkpointer`) to copy the write-ahead log back once it passed `WriteAheadLogLimits.requestPages`, and
+    /// returns at once: the copy runs on a connection of its own while the writer goes on committing, so that
+    /// the COMMIT that reaches `commitPages` has only the rest to copy.
     public func maintainAfterCommit() throws(StorageError) {
+        let pages = try run { () throws(SQLiteError) in
+            try database.withConnection { connection throws(SQLiteError) in
+                try Self.foldCampaignCounts(atLeast: campaignCountsFold, connection)
+                return connection.writeAheadLogPages
+            }
+        }
         guard let checkpointer = database.checkpointer else { return }
-        let pages = database.withConnection { $0.writeAheadLogPages }
         if pages >= database.logLimits.requestPages { checkpointer.request() }
     }
 
@@ -117,7 +129,9 @@ public final class SQLiteStorage: GronaStorage {
                 // One transaction, so a crash cannot leave purchase treatments without their event.
                 try connection.execute("BEGIN IMMEDIATE")
                 do throws(SQLiteError) {
+                    try Self.uncountCampaignEvents(through: last, connection)
                     try connection.cached("DELETE FROM events WHERE seq <= ?").run([.integer(last)])
+                    try connection.cached(Self.clampFoldedSQL).run()
                     try connection.cached("DELETE FROM purchase_treatments WHERE event_seq <= ?").run([.integer(last)])
                     try connection.cached(
                         "DELETE FROM rejected_events WHERE seq <= (SELECT max(seq) FROM rejected_events) - ?"
@@ -138,8 +152,11 @@ public final class SQLiteStorage: GronaStorage {
         let values: [SQLiteValue] = workspaceKey.map { [.text($0)] } ?? []
         try connection.prepare("DELETE FROM purchase_treatments" + condition).run(values)
         try connection.prepare("DELETE FROM rejected_events" + condition).run(values)
+        try connection.prepare("DELETE FROM campaign_event_counts" + condition).run(values)
         try connection.prepare("DELETE FROM events" + condition).run(values)
-        return connection.changes
+        let deleted = connection.changes
+        try connection.cached(clampFoldedSQL).run()
+        return deleted
     }
 }
 

@@ -187,6 +187,57 @@ extension StorageConformance {
             try expectEqual(
                 try storage.campaignCounts(workspace: "other"), CampaignCounts(types: [], attributed: []), "other")
         },
+        StorageConformance("campaign counts follow duplicates, deletes and the oldest events dropped") { storage in
+            func counts(_ workspace: String = "acme") throws -> [String] {
+                try storage.campaignCounts(workspace: workspace).types.map {
+                    "\($0.campaignID)/\($0.variantID)/\($0.arm)/\($0.type)=\($0.count)"
+                }.sorted()
+            }
+            // As the writer does: upkeep after every commit.
+            func commit(_ changes: [StorageChange]) throws {
+                _ = try storage.commit(changes)
+                try storage.maintainAfterCommit()
+            }
+            try commit([
+                Sample.batch([
+                    Sample.event("a"), Sample.event("b"), Sample.event("c", type: "served"),
+                    Sample.event("n", variant: nil, arm: nil),
+                ])
+            ])
+            // Duplicates are not stored, so not counted.
+            try commit([Sample.batch([Sample.event("a"), Sample.event("b")])])
+            try commit([Sample.batch([Sample.event("x", workspace: "other")], workspace: "other")])
+            try expectEqual(
+                try counts(),
+                ["spring///exposure=1", "spring/v1/treatment/exposure=2", "spring/v1/treatment/served=1"],
+                "after the first commits")
+            // a and b are the oldest two: their group goes, the others stay.
+            try storage.dropOldestEvents(2, keepingRejected: 0)
+            try expectEqual(
+                try counts(), ["spring///exposure=1", "spring/v1/treatment/served=1"], "after dropping the oldest two")
+            try commit([Sample.batch([Sample.event("a")])])
+            try expectEqual(
+                try counts(),
+                ["spring///exposure=1", "spring/v1/treatment/exposure=1", "spring/v1/treatment/served=1"],
+                "an eventID stored again after its event was dropped")
+            // The newest events go: their sequence numbers may be given again, and the new events must count.
+            try commit([.deleteEvents(workspaceKey: "acme")])
+            try expectEqual(try counts(), [], "after deleting the workspace")
+            try expectEqual(try counts("other"), ["spring/v1/treatment/exposure=1"], "the other workspace")
+            try commit([Sample.batch([Sample.event("d"), Sample.event("e", type: "served")])])
+            try commit([Sample.batch([Sample.event("f")])])
+            try expectEqual(
+                try counts(), ["spring/v1/treatment/exposure=2", "spring/v1/treatment/served=1"],
+                "events stored after the delete")
+            try commit([.deleteEvents(workspaceKey: nil)])
+            try expectEqual(try counts("other"), [], "after deleting everything")
+            try commit([Sample.batch([Sample.event("g")])])
+            try expectEqual(
+                try counts(), ["spring/v1/treatment/exposure=1"], "the first event after deleting everything")
+            try storage.dropOldestEvents(1, keepingRejected: 0)
+            try commit([Sample.batch([Sample.event("h", type: "served")])])
+            try expectEqual(try counts(), ["spring/v1/treatment/served=1"], "after dropping every event")
+        },
         StorageConformance("attributed revenue past Int64's range is clamped, never an error") { storage in
             // The validator lets totalMinor reach 10^15; about 9,224 such purchases pass Int64.max.
             let treatment = ClaimedTreatment(

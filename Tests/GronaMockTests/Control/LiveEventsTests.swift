@@ -99,6 +99,10 @@ struct LiveEventsTests {
                     server.port,
                     (0..<3).map { SampleEvents.placementEvent("exposure", id: "e-\(batch)-\($0)") })
             }
+            // The writer appends a group to the feed after its answers are sent: wait for the last event, or
+            // the viewer below may find the feed one batch short.
+            let newest = try LiveStreamClient(port: server.port, query: "after=8")
+            #expect(try newest.read(until: 1).compactMap(\.id).contains(9))
             let viewer = try LiveStreamClient(port: server.port, query: "after=0")
             let messages = try viewer.read(until: 4).filter { $0.data != nil }
             #expect(messages.first?.event == "gap")

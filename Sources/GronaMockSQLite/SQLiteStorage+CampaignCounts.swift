@@ -1,0 +1,91 @@
+import GronaMock
+
+/// The per-campaign counts behind the summary and the funnels (schema 6): `campaign_event_counts` holds the
+/// counts of the events up to `campaign_counts_folded.seq`, and the events stored since are counted when read.
+///
+/// Counting each event in as it was stored cost the writer a row update per event (a trigger: 6 µs), and an
+/// index over the groups cost a page rewritten per group per commit (`Schema`, version 6). Folded a few
+/// thousand at a time after a commit's answers are sent, the events are read back from pages still in the
+/// cache and grouped once, and the table's few pages are written once per fold.
+///
+/// Every event with a sequence at or below the mark is counted, and none above it: the fold moves the mark and
+/// the counts in one transaction, and deletes keep it so (`uncountCampaignEvents`, `clampFoldedSQL`).
+extension SQLiteStorage {
+    /// Events past the mark at which a commit folds them in: a few milliseconds of the writer's time per fold,
+    /// and the most a summary counts from the events themselves (plus one commit's worth).
+    static let standardCampaignCountsFold: Int64 = 2_000
+
+    /// The counts, plus the events past the mark grouped the same way (found by sequence: a range, at most about
+    /// `campaignCountsFold` rows), in one statement and so one snapshot. Only the groups are sorted.
+    static let campaignTypeCountsSQL = """
+        SELECT campaign_id, variant_id, arm, demo, type, sum(count) FROM (
+            SELECT campaign_id, variant_id, arm, demo, type, count FROM campaign_event_counts
+            WHERE workspace_key = ?1
+            UNION ALL
+            SELECT campaign_id, coalesce(variant_id, ''), coalesce(arm, ''), demo, type, count(*) FROM events
+            WHERE seq > (SELECT seq FROM campaign_counts_folded) AND workspace_key = ?1 AND campaign_id IS NOT NULL
+            GROUP BY 1, 2, 3, 4, 5
+        )
+        GROUP BY 1, 2, 3, 4, 5 HAVING sum(count) > 0 ORDER BY 1, 2, 3, 5, 4
+        """
+
+    /// How many events are past the mark.
+    private static let unfoldedSQL: StaticString = """
+        SELECT coalesce((SELECT max(seq) FROM events), 0) - (SELECT seq FROM campaign_counts_folded)
+        """
+
+    /// Counts the events past the mark, up to `?1`, into the table.
+    private static let foldSQL: StaticString = """
+        INSERT INTO campaign_event_counts
+            SELECT workspace_key, campaign_id, coalesce(variant_id, ''), coalesce(arm, ''), demo, type, count(*)
+            FROM events WHERE seq > (SELECT seq FROM campaign_counts_folded) AND seq <= ?1 AND campaign_id IS NOT NULL
+            GROUP BY 1, 2, 3, 4, 5, 6
+            ON CONFLICT DO UPDATE SET count = count + excluded.count
+        """
+
+    private static let moveMarkSQL: StaticString = "UPDATE campaign_counts_folded SET seq = ?1"
+
+    /// Takes the counted events up to `?1` off the counts, a group at a time (the events past the mark were
+    /// never counted). Only the rows dropped are grouped: those past `--max-events` after a commit.
+    private static let uncountSQL: StaticString = """
+        UPDATE campaign_event_counts AS counted SET count = counted.count - dropped.events
+        FROM (
+            SELECT workspace_key, campaign_id, coalesce(variant_id, '') AS variant_id, coalesce(arm, '') AS arm, demo,
+                type, count(*) AS events
+            FROM events
+            WHERE seq <= ?1 AND seq <= (SELECT seq FROM campaign_counts_folded) AND campaign_id IS NOT NULL
+            GROUP BY 1, 2, 3, 4, 5, 6
+        ) AS dropped
+        WHERE counted.workspace_key = dropped.workspace_key AND counted.campaign_id = dropped.campaign_id
+            AND counted.variant_id = dropped.variant_id AND counted.arm = dropped.arm
+            AND counted.demo = dropped.demo AND counted.type = dropped.type
+        """
+
+    /// After a delete: a sequence is not AUTOINCREMENT, so once the newest events are gone SQLite gives their
+    /// numbers again, and an event numbered at or below the mark would never be counted. The mark comes down
+    /// to the newest event left; every event left at or below it was counted already.
+    static let clampFoldedSQL: StaticString = """
+        UPDATE campaign_counts_folded SET seq = min(seq, coalesce((SELECT max(seq) FROM events), 0))
+        """
+
+    /// Folds the events past the mark once there are at least `threshold`, in a transaction of its own.
+    static func foldCampaignCounts(atLeast threshold: Int64, _ connection: SQLiteConnection) throws(SQLiteError) {
+        guard let unfolded = try connection.cached(unfoldedSQL).int64Scalar(), unfolded >= threshold else { return }
+        try connection.execute("BEGIN IMMEDIATE")
+        do throws(SQLiteError) {
+            let last = try connection.cached("SELECT coalesce(max(seq), 0) FROM events").int64Scalar() ?? 0
+            try connection.cached(foldSQL).run([.integer(last)])
+            try connection.cached(moveMarkSQL).run([.integer(last)])
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Takes the events up to `sequence` off the counts, before they are deleted, within the caller's transaction.
+    static func uncountCampaignEvents(through sequence: Int64, _ connection: SQLiteConnection) throws(SQLiteError) {
+        try connection.cached(uncountSQL).run([.integer(sequence)])
+        try connection.cached("DELETE FROM campaign_event_counts WHERE count <= 0").run()
+    }
+}
