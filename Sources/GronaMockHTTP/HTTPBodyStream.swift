@@ -21,7 +21,7 @@ public final class HTTPBodyStream: Sendable {
         case failed
     }
 
-    private let produce: Mutex<(@Sendable () throws -> [UInt8]?)?>
+    private let produce: Mutex<Producer?>
     private let executor: @Sendable (@escaping @Sendable () -> Void) -> Void
     private let produced = Atomic<Int>(0)
     private let cancelled = Atomic<Bool>(false)
@@ -32,6 +32,14 @@ public final class HTTPBodyStream: Sendable {
     /// half-close and still read the answer.
     public let stopsWhenClientCloses: Bool
 
+    /// The producer, in a struct: a function type as a `Mutex`'s value is stored at its most general
+    /// abstraction, and each `withLock` gave its body a reabstracted copy and stored that back, two more thunks
+    /// around the closure per piece. A live stream left open for hours grew slower at every piece, and would
+    /// in time have overflowed the stack. A struct is passed as it is stored.
+    private struct Producer: Sendable {
+        let next: @Sendable () throws -> [UInt8]?
+    }
+
     /// A stream whose pieces `next` makes from `state`, run on `executor`.
     public init<State: Sendable>(
         state: State, executor: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
@@ -39,7 +47,7 @@ public final class HTTPBodyStream: Sendable {
         next: @escaping @Sendable (inout State) throws -> [UInt8]?
     ) {
         let box = PortableMutex(state)
-        produce = Mutex({ try box.withLock { state in try next(&state) } })
+        produce = Mutex(Producer(next: { try box.withLock { state in try next(&state) } }))
         self.executor = executor
         self.stopsWhenClientCloses = stopsWhenClientCloses
     }
@@ -53,9 +61,9 @@ public final class HTTPBodyStream: Sendable {
     /// Makes the next piece on the executor and hands it to `deliver` there.
     func pull(_ deliver: @escaping @Sendable (Piece) -> Void) {
         executor { [self] in
-            guard !isCancelled, let next = produce.withLock({ $0 }) else { return deliver(.end) }
+            guard !isCancelled, let producer = produce.withLock({ $0 }) else { return deliver(.end) }
             do {
-                guard let bytes = try next() else {
+                guard let bytes = try producer.next() else {
                     release()
                     return deliver(.end)
                 }
