@@ -89,7 +89,7 @@ enum Schema {
         // fleet's campaigns, arms and types), so a commit of 76 varied events rewrote 72 of its pages: 56 % of
         // the write-ahead log, which the checkpoints then wrote and synced again (129 log frames per commit with
         // the index, 61 without; bench/README.md). The events past `campaign_counts_folded.seq` are counted in
-        // later, a few thousand at a time (`SQLiteStorage.foldCampaignCounts`), and a reader adds them to the
+        // later, a few hundred at a time (`SQLiteStorage.foldCampaignCounts`), and a reader adds them to the
         // counts itself, so a summary is exact at once. A trigger counting each event as it is stored was
         // measured and dropped: it cost the writer 6 µs per event. A missing variant or arm is counted as ''
         // (the summary read both as ''). The index's rows are counted into the table in its order (no sort)
