@@ -27,7 +27,9 @@ extension SQLiteStorage {
     /// The rows are bound where the event loop packed them (`SQLITE_STATIC`): no copy and no allocation per
     /// row. The packed bytes stay alive for the whole loop, and the bindings are cleared before it ends, so
     /// no statement keeps a pointer into them.
-    static func write(_ batch: EventBatch, _ connection: SQLiteConnection) throws(SQLiteError) -> EventBatchResult {
+    static func write(
+        _ batch: EventBatch, _ connection: SQLiteConnection, tally: inout CampaignTally
+    ) throws(SQLiteError) -> EventBatchResult {
         let rows = batch.accepted
         var accepted = 0
         var duplicates: [Int] = []
@@ -73,6 +75,11 @@ extension SQLiteStorage {
                         continue
                     }
                     accepted += 1
+                    if let campaign = row.campaignID {
+                        tally.add(
+                            buffer, workspace: row.workspaceKey, campaign: campaign, variant: row.variantID,
+                            arm: row.arm, demo: row.demo, type: row.type)
+                    }
                     guard !row.treatments.isEmpty else { continue }
                     let seq = connection.lastInsertRowID
                     for claimed in rows.treatments[row.treatments] {

@@ -9,8 +9,10 @@ import GronaMockJSON
 /// hold up a listing or a commit. `:memory:` (or any in-memory name) keeps everything on the one connection.
 public final class SQLiteStorage: GronaStorage {
     let database: Database
-    /// How many events stored past `campaign_counts_folded` make the writer count them in after a commit.
+    /// How many events in the tally make the writer fold it into `campaign_event_counts` after a commit.
     let campaignCountsFold: Int64
+    /// The campaign counts of the events past the fold mark; used under the writing connection's lock only.
+    let tally = Mutex(CampaignTally())
 
     /// Opens or creates the database at `path` and brings its schema up to date; a database from a newer
     /// grona-mock is refused (`StorageError.Kind.schemaTooNew`).
@@ -67,27 +69,32 @@ public final class SQLiteStorage: GronaStorage {
     public func commit(_ changes: [StorageChange]) throws(StorageError) -> [StorageChangeOutcome] {
         try run { () throws(SQLiteError) in
             try database.withConnection { connection throws(SQLiteError) in
-                try connection.execute("BEGIN IMMEDIATE")
-                do throws(SQLiteError) {
-                    var outcomes: [StorageChangeOutcome] = []
-                    outcomes.reserveCapacity(changes.count)
-                    for change in changes {
-                        switch change {
-                        case .batch(let batch):
-                            outcomes.append(.batch(try Self.write(batch, connection)))
-                        case .deleteEvents(let workspaceKey):
-                            outcomes.append(.deleted(events: try Self.delete(workspaceKey, connection)))
-                        case .probe:
-                            try connection.cached(Self.probeSQL).run([.integer(Int64(changes.count))])
-                            outcomes.append(.probed)
+                try tally.withLock { tally throws(SQLiteError) in
+                    try connection.execute("BEGIN IMMEDIATE")
+                    do throws(SQLiteError) {
+                        var outcomes: [StorageChangeOutcome] = []
+                        outcomes.reserveCapacity(changes.count)
+                        for change in changes {
+                            switch change {
+                            case .batch(let batch):
+                                outcomes.append(.batch(try Self.write(batch, connection, tally: &tally)))
+                            case .deleteEvents(let workspaceKey):
+                                outcomes.append(.deleted(events: try Self.delete(workspaceKey, connection)))
+                                tally.remove(workspace: workspaceKey)
+                            case .probe:
+                                try connection.cached(Self.probeSQL).run([.integer(Int64(changes.count))])
+                                outcomes.append(.probed)
+                            }
                         }
+                        try connection.execute("COMMIT")
+                        return outcomes
+                    } catch {
+                        // A failed COMMIT leaves the transaction open: roll it back, or the next BEGIN is refused.
+                        try? connection.execute("ROLLBACK")
+                        // The tally may hold events that were rolled back: the next fold counts from the table.
+                        tally.isValid = false
+                        throw error
                     }
-                    try connection.execute("COMMIT")
-                    return outcomes
-                } catch {
-                    // A failed COMMIT leaves the transaction open: roll it back, or the next BEGIN is refused.
-                    try? connection.execute("ROLLBACK")
-                    throw error
                 }
             }
         }
@@ -101,7 +108,9 @@ public final class SQLiteStorage: GronaStorage {
     public func maintainAfterCommit() throws(StorageError) {
         let pages = try run { () throws(SQLiteError) in
             try database.withConnection { connection throws(SQLiteError) in
-                try Self.foldCampaignCounts(atLeast: campaignCountsFold, connection)
+                try tally.withLock { tally throws(SQLiteError) in
+                    try Self.foldCampaignCounts(&tally, atLeast: campaignCountsFold, connection)
+                }
                 return connection.writeAheadLogPages
             }
         }
@@ -121,6 +130,10 @@ public final class SQLiteStorage: GronaStorage {
         guard count > 0 else { return }
         try run { () throws(SQLiteError) in
             try database.withConnection { connection throws(SQLiteError) in
+                // Every event to drop must be in the table's counts, to be taken off them there.
+                try tally.withLock { tally throws(SQLiteError) in
+                    try Self.foldCampaignCounts(&tally, atLeast: 0, connection)
+                }
                 let cutoff = try connection.cached("SELECT seq FROM events ORDER BY seq LIMIT 1 OFFSET ?")
                 try cutoff.bind([.integer(Int64(count - 1))])
                 guard try cutoff.step() else { return }

@@ -88,12 +88,11 @@ enum Schema {
         // from `events_by_campaign_arm`. That index had a point of insertion per group (some 170 for the load
         // fleet's campaigns, arms and types), so a commit of 76 varied events rewrote 72 of its pages: 56 % of
         // the write-ahead log, which the checkpoints then wrote and synced again (129 log frames per commit with
-        // the index, 61 without; bench/README.md). The events past `campaign_counts_folded.seq` are counted in
-        // later, a few hundred at a time (`SQLiteStorage.foldCampaignCounts`), and a reader adds them to the
-        // counts itself, so a summary is exact at once. A trigger counting each event as it is stored was
-        // measured and dropped: it cost the writer 6 µs per event. A missing variant or arm is counted as ''
-        // (the summary read both as ''). The index's rows are counted into the table in its order (no sort)
-        // before it goes.
+        // the index, 61 without; bench/README.md). The writer counts the events it stores in memory and folds
+        // them into the table every few thousand (`SQLiteStorage+CampaignCounts`); a reader adds the events past
+        // `campaign_counts_folded.seq` itself, so a summary is exact at once. A missing variant or arm is
+        // counted as '' (the summary read both as ''). The index's rows are counted into the table in its order
+        // (no sort) before it goes.
         """
         CREATE TABLE campaign_event_counts (
             workspace_key TEXT NOT NULL,

@@ -64,6 +64,67 @@ struct SQLiteStorageTests {
         }
     }
 
+    /// One stored exposure of `spring` for each id, in one batch.
+    static func exposures(_ ids: [String]) -> StorageChange {
+        .batch(
+            EventBatch(
+                workspaceKey: "acme",
+                accepted: ids.map {
+                    EventRecord(
+                        workspaceKey: "acme", eventID: $0, type: "exposure", timestamp: 1, receivedAt: 2,
+                        correctedTimestamp: 1, installID: "i", campaignID: "spring", variantID: "v1",
+                        arm: "treatment", json: Array("{}".utf8))
+                }, rejected: []))
+    }
+
+    static func exposureCount(_ storage: SQLiteStorage) throws -> Int64 {
+        try storage.campaignCounts(workspace: "acme").types.reduce(0) { $0 + $1.count }
+    }
+
+    @Test("a commit that fails after counting its events leaves them out of the counts once folded")
+    func failedCommitIsNotCounted() throws {
+        let file = try TemporaryDatabase()
+        let storage = try SQLiteStorage(path: file.path, campaignCountsFold: 2)
+        // A trigger refuses one event id, after the events before it in the batch were stored and counted.
+        try SQLiteConnection(path: file.path).execute(
+            """
+            CREATE TRIGGER refuse_boom AFTER INSERT ON events WHEN new.event_id = 'boom'
+            BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;
+            """)
+        #expect(throws: StorageError.self) { try storage.commit([Self.exposures(["a", "boom"])]) }
+        _ = try storage.commit([Self.exposures(["b"])])
+        try storage.maintainAfterCommit()
+        // The fold after the failure counted from the table: b alone (a, counted in memory, was rolled back).
+        let connection = try SQLiteConnection(path: file.path)
+        #expect(try connection.scalarText("SELECT sum(count) FROM campaign_event_counts") == "1")
+        _ = try storage.commit([Self.exposures(["c"])])
+        try storage.maintainAfterCommit()
+        _ = try storage.commit([Self.exposures(["d"])])
+        try storage.maintainAfterCommit()
+        // c and d were folded from memory, two at a time.
+        #expect(try connection.scalarText("SELECT sum(count) FROM campaign_event_counts") == "3")
+        #expect(try connection.scalarText("SELECT seq FROM campaign_counts_folded") == "3")
+        #expect(try Self.exposureCount(storage) == 3)
+    }
+
+    @Test("events stored but not folded before a restart are counted once after it")
+    func unfoldedAcrossRestart() throws {
+        let file = try TemporaryDatabase()
+        do {
+            let storage = try SQLiteStorage(path: file.path, campaignCountsFold: 1_000)
+            _ = try storage.commit([Self.exposures(["a", "b", "c"])])
+            try storage.maintainAfterCommit()
+            #expect(try Self.exposureCount(storage) == 3)
+        }
+        let storage = try SQLiteStorage(path: file.path, campaignCountsFold: 1)
+        #expect(try Self.exposureCount(storage) == 3)
+        _ = try storage.commit([Self.exposures(["d"])])
+        try storage.maintainAfterCommit()
+        #expect(try Self.exposureCount(storage) == 4)
+        let connection = try SQLiteConnection(path: file.path)
+        #expect(try connection.scalarText("SELECT sum(count) FROM campaign_event_counts") == "4")
+    }
+
     @Test("a schema 5 database with events is migrated: its counts are kept, and new events are counted in")
     func countsMigration() throws {
         let file = try TemporaryDatabase()
