@@ -8,15 +8,19 @@ import GronaMock
 /// of its time per event at full load (bench/README.md).
 ///
 /// It is exact only while it has seen every event past the mark: a commit that failed may have counted events
-/// that were rolled back, so it is then `invalid`, and the next fold counts from the table instead.
+/// that were rolled back, so it is then `invalid`, and the next fold counts from the table instead. So does a
+/// fold that finds more events past the mark than this writer stored (another process writing to the file).
 struct CampaignTally {
     /// One group's key: each text field's length (four bytes) and bytes, then the demo flag.
     private(set) var counts: [[UInt8]: Int64] = [:]
-    /// Events counted since the last fold.
+    /// Events this writer stored since the last fold, with a campaign or not.
     private(set) var events: Int64 = 0
     /// False from the start (events may be past the mark from an earlier run) and after a failed commit.
     var isValid = false
     private var scratch: [UInt8] = []
+
+    /// Counts one stored event without a campaign.
+    mutating func addUncounted() { events += 1 }
 
     /// Counts one stored event whose fields lie in `bytes`.
     mutating func add(

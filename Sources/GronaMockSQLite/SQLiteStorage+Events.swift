@@ -79,6 +79,8 @@ extension SQLiteStorage {
                         tally.add(
                             buffer, workspace: row.workspaceKey, campaign: campaign, variant: row.variantID,
                             arm: row.arm, demo: row.demo, type: row.type)
+                    } else {
+                        tally.addUncounted()
                     }
                     guard !row.treatments.isEmpty else { continue }
                     let seq = connection.lastInsertRowID

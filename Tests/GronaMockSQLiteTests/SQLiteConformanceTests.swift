@@ -125,6 +125,23 @@ struct SQLiteStorageTests {
         #expect(try connection.scalarText("SELECT sum(count) FROM campaign_event_counts") == "4")
     }
 
+    @Test("events another process stored past the mark are counted when this one folds")
+    func anotherWriter() throws {
+        let file = try TemporaryDatabase()
+        let first = try SQLiteStorage(path: file.path, campaignCountsFold: 1)
+        let second = try SQLiteStorage(path: file.path, campaignCountsFold: 1_000)
+        _ = try first.commit([Self.exposures(["a"])])
+        try first.maintainAfterCommit()
+        _ = try second.commit([Self.exposures(["b", "c"])])
+        _ = try first.commit([Self.exposures(["d"])])
+        // The first writer's tally holds d alone; b and c are past the mark too, and must not be skipped.
+        try first.maintainAfterCommit()
+        let connection = try SQLiteConnection(path: file.path)
+        #expect(try connection.scalarText("SELECT sum(count) FROM campaign_event_counts") == "4")
+        #expect(try Self.exposureCount(first) == 4)
+        #expect(try Self.exposureCount(second) == 4)
+    }
+
     @Test("a schema 5 database with events is migrated: its counts are kept, and new events are counted in")
     func countsMigration() throws {
         let file = try TemporaryDatabase()
