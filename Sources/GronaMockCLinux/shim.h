@@ -11,6 +11,7 @@
 #include <time.h>
 #include <errno.h>
 #include <limits.h>
+#include <sys/resource.h>
 
 extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
 extern int pthread_setname_np(pthread_t thread, const char *name);
@@ -21,6 +22,12 @@ static inline int grona_accept4(int fd, struct sockaddr *address, socklen_t *len
 
 static inline int grona_set_thread_name(const char *name) {
     return pthread_setname_np(pthread_self(), name);
+}
+
+/// Sets the calling thread's nice value. On Linux it is a per-thread attribute, and `who` 0 names the calling
+/// thread (setpriority(2), NOTES); the C wrapper avoids glibc's `__priority_which_t` in Swift.
+static inline int grona_set_thread_nice(int nice) {
+    return setpriority(PRIO_PROCESS, 0, nice);
 }
 
 /// A timeout in whole milliseconds rounded up, for the calls that take no finer one: rounding down would turn a

@@ -260,6 +260,16 @@ package struct LoopThread: @unchecked Sendable {
         return LoopThread(handle: handle)
     }
 
+    /// Makes the calling thread yield the CPU to the others when they all want it: a nice value of 10, for
+    /// background work such as copying the write-ahead log back, which must not delay the threads answering
+    /// requests on a busy machine. Best effort: where it is refused, nothing else changes. (On Darwin a
+    /// background QoS class would be the equivalent; not done, as that code is not compiled here.)
+    package static func yieldToOthers() {
+        #if canImport(Glibc)
+        _ = grona_set_thread_nice(10)
+        #endif
+    }
+
     package func join() {
         #if canImport(Glibc)
         pthread_join(handle, nil)

@@ -32,11 +32,6 @@ extension SQLiteStorage {
         GROUP BY 1, 2, 3, 4, 5 HAVING sum(count) > 0 ORDER BY 1, 2, 3, 5, 4
         """
 
-    /// How many events are past the mark.
-    private static let unfoldedSQL: StaticString = """
-        SELECT coalesce((SELECT max(seq) FROM events), 0) - (SELECT seq FROM campaign_counts_folded)
-        """
-
     /// Counts the events past the mark, up to `?1`, into the table: when the writer's tally is not exact.
     private static let foldSQL: StaticString = """
         INSERT INTO campaign_event_counts

@@ -111,4 +111,27 @@ import Testing
         #expect(try storage.eventCount() == stored)
         #expect(Self.walBytes(file) < Self.inCommitLimit, "write-ahead log of \(Self.walBytes(file)) bytes")
     }
+    #if os(Linux)
+    @Test("the checkpoint thread runs at a nice value of 10: the writer and the event loops come first")
+    func checkpointThreadYields() throws {
+        let file = try TemporaryDatabase()
+        let storage = try SQLiteStorage(path: file.path)
+        // Every checkpoint thread of this process (tests run beside each other) lowers itself as it starts.
+        func nices() throws -> [Int] {
+            try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").compactMap { task in
+                let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)
+                guard comm?.hasPrefix("grona-sqlite-ch") == true,
+                    let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+                    let close = stat.lastIndex(of: ")")
+                else { return nil }
+                // After the name: state is field 3, nice field 19 (proc(5)).
+                let fields = stat[stat.index(after: close)...].split(separator: " ")
+                return fields.count > 16 ? Int(fields[16]) : nil
+            }
+        }
+        withExtendedLifetime(storage) {
+            #expect(eventually { ((try? nices()) ?? []).contains(10) })
+        }
+    }
+    #endif
 }
