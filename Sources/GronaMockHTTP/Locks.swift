@@ -10,6 +10,10 @@ import Darwin
 /// supported version, that is Linux; on Darwin, where they need macOS 15 and the package declares macOS 13,
 /// the portable ones below, which have the same calls. The portable ones are compiled and tested on Linux too
 /// (`PortableLocksTests`), so the code macOS runs is not left untried.
+///
+/// Hold a closure in a struct, not as a `Mutex`'s value itself: a function-typed value is stored at its most
+/// general abstraction, and each `withLock` hands its body a reabstracted copy and stores it back, two more thunks
+/// around the closure every time (the live feed's listener grew slower with every commit; `LiveFeed.Listener`).
 #if canImport(Darwin)
 package typealias Mutex<Value> = PortableMutex<Value>
 package typealias Atomic<Value: AtomicWord> = PortableAtomic<Value>

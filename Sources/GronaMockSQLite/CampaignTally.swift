@@ -12,7 +12,7 @@ import GronaMock
 /// fold that finds more events past the mark than this writer stored (another process writing to the file).
 struct CampaignTally {
     /// One group's key: each text field's length (four bytes) and bytes, then the demo flag.
-    private(set) var counts: [[UInt8]: Int64] = [:]
+    private var counts: [[UInt8]: Int64] = [:]
     /// Events this writer stored since the last fold, with a campaign or not.
     private(set) var events: Int64 = 0
     /// False from the start (events may be past the mark from an earlier run) and after a failed commit.
@@ -20,7 +20,7 @@ struct CampaignTally {
     private var scratch: [UInt8] = []
 
     /// Counts one stored event without a campaign.
-    mutating func addUncounted() { events += 1 }
+    mutating func addWithoutCampaign() { events += 1 }
 
     /// Counts one stored event whose fields lie in `bytes`.
     mutating func add(

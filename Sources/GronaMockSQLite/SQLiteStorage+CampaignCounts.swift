@@ -85,7 +85,8 @@ extension SQLiteStorage {
             let last = try connection.cached("SELECT coalesce(max(seq), 0) FROM events").int64Scalar() ?? 0
             let mark = try connection.cached("SELECT seq FROM campaign_counts_folded").int64Scalar() ?? 0
             // Sequences past the mark are this writer's, one each, unless another process stored events too
-            // (or a delete left gaps): then the table is counted, which is right whatever happened.
+            // (or a delete took the newest events and brought the mark down): then the table is counted, which
+            // is right whatever happened.
             if tally.isValid && last &- mark == tally.events {
                 let add = try connection.cached(addGroupSQL)
                 for group in tally.groups {

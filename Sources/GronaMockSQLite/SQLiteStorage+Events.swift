@@ -80,7 +80,7 @@ extension SQLiteStorage {
                             buffer, workspace: row.workspaceKey, campaign: campaign, variant: row.variantID,
                             arm: row.arm, demo: row.demo, type: row.type)
                     } else {
-                        tally.addUncounted()
+                        tally.addWithoutCampaign()
                     }
                     guard !row.treatments.isEmpty else { continue }
                     let seq = connection.lastInsertRowID

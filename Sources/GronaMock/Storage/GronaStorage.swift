@@ -16,9 +16,10 @@ public protocol GronaStorage: AnyObject, Sendable {
     /// workspace is a duplicate, counted and not stored again (contract §7).
     func commit(_ changes: [StorageChange]) throws(StorageError) -> [StorageChangeOutcome]
 
-    /// Upkeep the backend starts after each group's answers are sent, so that no answer waits for it; it runs
-    /// on the writer thread between groups, so it must return at once: SQLite asks its checkpoint thread to copy
-    /// the write-ahead log back here. Its failure is only logged.
+    /// Upkeep the backend does after each group's answers are sent, so that no answer waits for it; it runs
+    /// on the writer thread between groups, so it must be short: SQLite folds its campaign counts every few
+    /// thousand events here, and asks its checkpoint thread to copy the write-ahead log back. Its failure is
+    /// only logged.
     func maintainAfterCommit() throws(StorageError)
 
     /// How many events are stored (for `--max-events`, read once at start and after a delete).
