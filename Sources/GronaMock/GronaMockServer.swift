@@ -88,7 +88,7 @@ public final class GronaMockServer: Sendable {
             revisions: storage, clock: clock, logger: logger, shared: shared)
         workspaces.loadDirectory()
         let metrics = Metrics()
-        let storeReference = Late<EventStore>()
+        let storeReference = WeakLate<EventStore>()
         let waiters = EventWaiters { storeReference.value }
         let feed = LiveFeed(capacity: configuration.live.feedCapacity, byteCapacity: configuration.live.feedBytes)
         let events = EventStore(
@@ -121,7 +121,7 @@ public final class GronaMockServer: Sendable {
         ViolationRoutes.register(on: &router, store: events, registry: workspaces, grants: grants, clock: clock)
         ResetRoutes.register(
             on: &router, registry: workspaces, events: events, faults: faults, clock: clock, grants: grants)
-        let serverReference = Late<HTTPServer>()
+        let serverReference = WeakLate<HTTPServer>()
         HealthRoutes.register(
             on: &router,
             parts: HealthRoutes.Parts(

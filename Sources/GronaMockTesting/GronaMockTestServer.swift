@@ -19,7 +19,7 @@ public final class GronaMockTestServer: Sendable {
     public let certificateAuthority: CertificateAuthority?
 
     private let engine: GronaMock.GronaMockServer
-    private let temporaryDirectory: URL
+    let temporaryDirectory: URL
     private let lifecycle = Mutex(Lifecycle.running)
 
     private enum Lifecycle {
