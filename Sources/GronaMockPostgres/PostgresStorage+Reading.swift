@@ -34,6 +34,11 @@ extension PostgresStorage {
         return counts.first ?? 0
     }
 
+    /// PostgreSQL keeps `events_by_type` and tracks no deletions: it counts every matching event each time.
+    public func count(matching filter: EventFilter, continuing tally: EventTally?) throws(StorageError) -> EventTally {
+        EventTally(count: try count(matching: filter), through: 0, deletions: 0)
+    }
+
     public func rejectedEvents(workspace: String?, page: EventPage) throws(StorageError) -> StoredPage<
         StoredRejectedEvent
     > {

@@ -39,6 +39,36 @@ extension SQLiteStorage {
         return counts.first ?? 0
     }
 
+    public func count(matching filter: EventFilter, continuing tally: EventTally?) throws(StorageError) -> EventTally {
+        var (conditions, values) = filter.sqliteConditions()
+        return try run { () throws(SQLiteError) in
+            try database.withReader { connection throws(SQLiteError) in
+                // One read transaction: the generation, the newest sequence and the count see one snapshot.
+                try connection.execute("BEGIN")
+                do throws(SQLiteError) {
+                    let deletions = Int64(try connection.scalarText(Self.deletionGenerationSQL) ?? "0") ?? 0
+                    let last = Int64(try connection.scalarText("SELECT coalesce(max(seq), 0) FROM events") ?? "0") ?? 0
+                    var counted = 0
+                    if let tally, tally.deletions == deletions, tally.through <= last {
+                        counted = tally.count
+                        conditions.append("seq > ?")
+                        values.append(.integer(tally.through))
+                    }
+                    conditions.append("seq <= ?")
+                    values.append(.integer(last))
+                    let statement = try connection.prepare("SELECT count(*) FROM events" + Self.whereClause(conditions))
+                    try statement.bind(values)
+                    let added = try statement.step() ? Int(statement.int64(0)) : 0
+                    try connection.execute("COMMIT")
+                    return EventTally(count: counted + added, through: last, deletions: deletions)
+                } catch {
+                    try? connection.execute("ROLLBACK")
+                    throw error
+                }
+            }
+        }
+    }
+
     public func rejectedEvents(workspace: String?, page: EventPage) throws(StorageError) -> StoredPage<
         StoredRejectedEvent
     > {

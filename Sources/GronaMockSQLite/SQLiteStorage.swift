@@ -144,6 +144,7 @@ public final class SQLiteStorage: GronaStorage {
                 do throws(SQLiteError) {
                     try Self.uncountCampaignEvents(through: last, connection)
                     try connection.cached("DELETE FROM events WHERE seq <= ?").run([.integer(last)])
+                    try connection.cached(Self.nextDeletionGenerationSQL).run()
                     try connection.cached(Self.clampFoldedSQL).run()
                     try connection.cached("DELETE FROM purchase_treatments WHERE event_seq <= ?").run([.integer(last)])
                     try connection.cached(
@@ -169,8 +170,17 @@ public final class SQLiteStorage: GronaStorage {
         try connection.prepare("DELETE FROM events" + condition).run(values)
         let deleted = connection.changes
         try connection.cached(clampFoldedSQL).run()
+        try connection.cached(nextDeletionGenerationSQL).run()
         return deleted
     }
+
+    /// Every transaction that deletes events moves the generation on, so that a running count taken before it
+    /// is not continued (`count(matching:continuing:)`). It lives in the file, so a deletion by another
+    /// process counts too.
+    private static let nextDeletionGenerationSQL: StaticString =
+        "UPDATE event_deletions SET generation = generation + 1"
+    static let deletionGenerationSQL = "SELECT generation FROM event_deletions"
+
 }
 
 extension SQLiteValue {

@@ -150,6 +150,36 @@ extension StorageConformance {
             filter.until = 3_000
             try expectEqual(try Sample.all(storage, filter).map(\.json), [Sample.event("t2000").json], "window")
         },
+        StorageConformance("a continued count equals a fresh one across stores, deletes and drops") { storage in
+            var filter = EventFilter()
+            filter.workspace = "acme"
+            filter.type = "served"
+            var tally: EventTally?
+            func expectCount(_ expected: Int, _ what: String) throws {
+                tally = try storage.count(matching: filter, continuing: tally)
+                try expectEqual(tally?.count, expected, "continued count \(what)")
+                try expectEqual(try storage.count(matching: filter), expected, "fresh count \(what)")
+            }
+            try expectCount(0, "when empty")
+            _ = try storage.commit([Sample.batch([Sample.event("a", type: "served"), Sample.event("b")])])
+            try expectCount(1, "after the first batch")
+            _ = try storage.commit([
+                Sample.batch([Sample.event("c", type: "served"), Sample.event("d", type: "served")]),
+                Sample.batch([Sample.event("x", workspace: "other", type: "served")], workspace: "other"),
+            ])
+            try expectCount(3, "after the second")
+            _ = try storage.commit([.deleteEvents(workspaceKey: "acme")])
+            try expectCount(0, "after the workspace's events were deleted")
+            _ = try storage.commit([
+                Sample.batch([Sample.event("e", type: "served"), Sample.event("f", type: "served")])
+            ])
+            try expectCount(2, "after storing again")
+            try storage.dropOldestEvents(2, keepingRejected: 0)
+            try expectCount(1, "after the oldest two were dropped")
+            _ = try storage.commit([.deleteEvents(workspaceKey: nil)])
+            _ = try storage.commit([Sample.batch([Sample.event("g", type: "served")])])
+            try expectCount(1, "after everything was deleted and one stored")
+        },
     ]
 
     static let summaryChecks: [StorageConformance] = [

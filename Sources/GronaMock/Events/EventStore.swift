@@ -105,6 +105,11 @@ package final class EventStore: Sendable {
     /// How many stored events match.
     package func count(_ filter: EventFilter) throws(StorageError) -> Int { try storage.count(matching: filter) }
 
+    /// How many stored events match, counted on from `tally` (see `GronaStorage.count(matching:continuing:)`).
+    func count(_ filter: EventFilter, continuing tally: EventTally?) throws(StorageError) -> EventTally {
+        try storage.count(matching: filter, continuing: tally)
+    }
+
     /// Rejected events, with their reasons, oldest first.
     package func rejected(workspace: String?, page: EventPage) throws(StorageError) -> (
         events: [JSONValue], nextCursor: Int64?

@@ -10,6 +10,8 @@ final class EventWaiters: Sendable {
         var count: Int
         var deadline: UInt64
         var responder: HTTPResponder
+        /// The count so far: each commit's evaluation reads only the events stored since the last.
+        var tally: EventTally?
     }
 
     private let store: @Sendable () -> EventStore?
@@ -73,7 +75,10 @@ final class EventWaiters: Sendable {
                 || (waiter.filter.workspace == nil && !changed.isEmpty)
             guard expired || relevant else { continue }
             guard let store = store() else { continue }
-            let matched = (try? store.count(waiter.filter)) ?? 0
+            // A failed count keeps the last one: the next commit or the deadline asks again.
+            let tally = (try? store.count(waiter.filter, continuing: waiter.tally)) ?? waiter.tally
+            let matched = tally?.count ?? 0
+            if tally != waiter.tally { waiters.withLock { $0[id]?.tally = tally } }
             guard matched >= waiter.count || expired else { continue }
             guard waiters.withLock({ $0.removeValue(forKey: id) }) != nil else { continue }
             var page = EventPage()

@@ -40,6 +40,13 @@ public protocol GronaStorage: AnyObject, Sendable {
     /// How many stored events match `filter`.
     func count(matching filter: EventFilter) throws(StorageError) -> Int
 
+    /// How many stored events match `filter`, counting on from `tally` (an earlier answer for the same filter):
+    /// only the events stored since are read, unless events were deleted since, when all are counted again.
+    /// The long-polls count this way after every commit (`EventWaiters`), so that waiting costs time linear in
+    /// the events stored meanwhile, not in the workspace once per commit. A backend that does not track
+    /// deletions may always count them all.
+    func count(matching filter: EventFilter, continuing tally: EventTally?) throws(StorageError) -> EventTally
+
     /// Reads the events `scan` selects in visit order (see `EventScan` for the order and bounds), handing each
     /// to `body` until it returns false or the events run out. One query, streamed: memory is one row, time
     /// linear in the rows read, and the start is a seek (an index on workspace, install, visit and sequence),
@@ -105,6 +112,22 @@ public struct StoredPage<Row: Sendable>: Sendable {
     public init(rows: [Row], nextCursor: Int64?) {
         self.rows = rows
         self.nextCursor = nextCursor
+    }
+}
+
+/// A running count of the events matching a filter: how many, up to which sequence, and under which generation
+/// of deletions (a count taken before a deletion cannot be continued: the events it counted may be gone).
+public struct EventTally: Sendable, Equatable {
+    public var count: Int
+    /// The newest sequence the count covers.
+    public var through: Int64
+    /// The storage's deletion generation when counted.
+    public var deletions: Int64
+
+    public init(count: Int, through: Int64, deletions: Int64) {
+        self.count = count
+        self.through = through
+        self.deletions = deletions
     }
 }
 

@@ -424,6 +424,30 @@ struct EventsEndpointTests {
         }
     }
 
+    @Test("a wait counts on from commit to commit, and starts over when the workspace's events are deleted")
+    func waitAcrossDeletion() throws {
+        let fixture = try MockFixture.standard()
+        try fixture.withServer { server in
+            let waiter = try RawClient(port: server.port, timeout: 15)
+            try waiter.send(
+                "GET /_mock/events/wait?workspace=shop&type=served&count=3&timeoutMs=10000 HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(eventually { Self.metric(server.port, "grona_event_waits") == 1 })
+            let served = { (id: String) in SampleEvents.placementEvent("served", id: id) }
+            _ = try EventsAPI.post(server.port, events: [served("s-1"), served("s-2")])
+            let (status, _) = try EventsAPI.json(server.port, "/_mock/events?workspace=shop", method: "DELETE")
+            #expect(status == 200)
+            // Counted on from before the deletion, this third event would complete the wait with one event.
+            _ = try EventsAPI.post(server.port, events: [served("s-3")])
+            _ = try EventsAPI.post(server.port, events: Self.events + [served("s-4"), served("s-5")])
+
+            let response = try waiter.readResponse()
+            let body = try JSONParser().parse(response.body)
+            #expect(body["complete"] == true)
+            #expect(body["count"] == 3)
+            #expect(EventsAPI.eventIDs(body["events"]?.arrayValue ?? []) == ["s-3", "s-4", "s-5"])
+        }
+    }
+
     @Test("a wait that cannot be satisfied answers complete: false with what there is at its timeout")
     func waitTimesOut() throws {
         let fixture = try MockFixture.standard()
