@@ -68,6 +68,7 @@ public struct Router: Sendable {
     private var routes: [Route] = []
     private var middleware: [(group: RouteGroup, middleware: HTTPMiddleware)] = []
     private var headChecks: [(group: RouteGroup, check: HeadCheck)] = []
+    private var refusalHeaders: [(path: String, headers: [String: String])] = []
 
     /// Looks at a request's head, before its body is read: an error refuses the request there, so that a
     /// client that may not use a route cannot make the server read (and buffer) its body first.
@@ -87,6 +88,14 @@ public struct Router: Sendable {
     public mutating func use(_ group: RouteGroup, _ middleware: @escaping HTTPMiddleware) {
         self.middleware.append((group, middleware))
         for index in routes.indices { routes[index].served = served(routes[index]) }
+    }
+
+    /// Adds `headers` to the router's own refusals of requests to `path` or below it: a path no route takes (404)
+    /// and a method its routes do not serve (405). Those answers come from no route, so no route group covers
+    /// them; a 404 echoes the path asked for, and under the dashboard it must be as inert in a browser as the
+    /// pages are (`DashboardRoutes.securityHeaders`).
+    public mutating func addHeaders(_ headers: [String: String], toRefusalsAt path: String) {
+        refusalHeaders.append((path, headers))
     }
 
     /// Checks the head of every request to a route of `group`, registered before or after.
@@ -174,9 +183,25 @@ public struct Router: Sendable {
             }
             if !allowed.contains(route.method) { allowed.append(route.method) }
         }
-        guard !allowed.isEmpty else { return .failure(.notFound(String(path))) }
+        guard !allowed.isEmpty else { return .failure(refusal(.notFound(String(path)), at: path)) }
         if let get = allowed.firstIndex(of: .get), !allowed.contains(.head) { allowed.insert(.head, at: get + 1) }
-        return .failure(.methodNotAllowed(method, allowed: allowed))
+        return .failure(refusal(.methodNotAllowed(method, allowed: allowed), at: path))
+    }
+
+    /// `error` with the headers added for refusals at `path` (`addHeaders(_:toRefusalsAt:)`).
+    private func refusal(_ error: HTTPError, at path: Substring) -> HTTPError {
+        var error = error
+        for entry in refusalHeaders where Self.path(path, isAtOrBelow: entry.path) {
+            error.headers.merge(entry.headers) { current, _ in current }
+        }
+        return error
+    }
+
+    /// Whether `path` is `base` or a path below it: `/_mock/ui/x` is below `/_mock/ui`, `/_mock/uix` is not.
+    private static func path(_ path: Substring, isAtOrBelow base: String) -> Bool {
+        guard path.utf8.starts(with: base.utf8) else { return false }
+        let rest = path.utf8.dropFirst(base.utf8.count)
+        return rest.isEmpty || rest.first == UInt8(ascii: "/")
     }
 
     /// The path's segments after the leading `/`, split on the byte `/` (a Character split walks graphemes).

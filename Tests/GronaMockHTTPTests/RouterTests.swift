@@ -34,6 +34,28 @@ struct RouterTests {
         #expect(wrong.headers["Allow"] == "GET, HEAD, DELETE")
     }
 
+    @Test("headers added for refusals at a path reach its 404s and 405s, below it too, and keep Allow")
+    func refusalHeaders() async {
+        var router = Router()
+        router.on(.get, "/ui/{file}") { _ in HTTPResponse() }
+        router.addHeaders(["X-Frame-Options": "DENY", "Allow": "not this"], toRefusalsAt: "/ui")
+        let wrong = await router.respond(to: request(.post, "/ui/app.js"))
+        #expect(wrong.status == .methodNotAllowed)
+        #expect(wrong.headers["X-Frame-Options"] == "DENY")
+        #expect(wrong.headers["Allow"] == "GET, HEAD")
+        for path in ["/ui", "/ui/a/b"] {
+            let missing = await router.respond(to: request(.get, path))
+            #expect(missing.status == .notFound, "\(path)")
+            #expect(missing.headers["X-Frame-Options"] == "DENY", "\(path)")
+        }
+        for path in ["/uix", "/u", "/other/ui"] {
+            let elsewhere = await router.respond(to: request(.get, path))
+            #expect(elsewhere.headers["X-Frame-Options"] == nil, "\(path)")
+        }
+        let served = await router.respond(to: request(.get, "/ui/app.js"))
+        #expect(served.headers["X-Frame-Options"] == nil)
+    }
+
     @Test("HEAD is served by the GET route")
     func headUsesGet() async {
         var router = Router()

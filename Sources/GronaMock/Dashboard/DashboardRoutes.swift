@@ -25,6 +25,7 @@ enum DashboardRoutes {
             bytes: Array("{\"adminToken\":\(tokenRequired)}".utf8), contentType: "application/json")
         files["vocabulary.json"] = DashboardAssets.File(
             bytes: DashboardVocabulary.json.serialized(), contentType: "application/json")
+        router.addHeaders(securityHeaders, toRefusalsAt: page)
         router.on(.get, page) { [files] request in
             guard let file = files["index.html"] else { throw notFound(request.path) }
             return response(file)

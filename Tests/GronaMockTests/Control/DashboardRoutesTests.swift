@@ -60,6 +60,30 @@ struct DashboardRoutesTests {
         }
     }
 
+    @Test(
+        "the router's own refusals under /_mock/ui carry the CSP too: a path no route takes, and a wrong method",
+        arguments: [
+            ("GET /_mock/ui/a/%3Cscript%3E", 404), ("POST /_mock/ui", 405), ("DELETE /_mock/ui/app.js", 405),
+            ("GET /_mock/ui/", 404),
+        ])
+    func routerRefusalsAreInert(requestLine: String, status: Int) throws {
+        try Self.withServer(token: "secret-token") { server in
+            let response = try fetch(server.port, "\(requestLine) HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+            #expect(response.status == status)
+            #expect(response.header("Content-Security-Policy") == Self.policy)
+            #expect(response.header("X-Content-Type-Options") == "nosniff")
+        }
+    }
+
+    @Test("a refusal outside /_mock/ui, on a path that only starts like it, is not dressed as the dashboard's")
+    func refusalsElsewhereAreUnchanged() throws {
+        try Self.withServer { server in
+            let response = try fetch(server.port, "GET /_mock/uix HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(response.status == 404)
+            #expect(response.header("Content-Security-Policy") == nil)
+        }
+    }
+
     @Test("vocabulary.json offers the fault endpoints, kinds and parameters of the engine's enums, without a token")
     func vocabularyIsTheEngines() throws {
         try Self.withServer(token: "secret-token") { server in
