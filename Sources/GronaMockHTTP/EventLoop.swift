@@ -60,6 +60,11 @@ final class EventLoop: @unchecked Sendable {
     private var accepting = Accepting.open
     private var shuttingDown = false
     private var spareDescriptor: Int32 = -1
+    /// At most a line per 10 s each, counting what they held back: descriptors run out for every client at once.
+    private var refusedWarning = ThrottledWarning(
+        "out of file descriptors; refused a connection", everyNanoseconds: 10_000_000_000)
+    private var pausedWarning = ThrottledWarning(
+        "out of file descriptors, with none spare; accepting again in 100 ms", everyNanoseconds: 10_000_000_000)
     private(set) var now: UInt64 = MonotonicClock.now()
     private var nextTimeoutCheck: UInt64 = 0
     var encoder = ResponseEncoder()
@@ -243,7 +248,7 @@ final class EventLoop: @unchecked Sendable {
         close(spareDescriptor)
         if let (fd, _) = try? Socket.accept(listener.fd) { refuse(fd, on: listener) }
         spareDescriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
-        context.logger.warning("out of file descriptors; refused a connection")
+        refusedWarning.occurred(at: now, logger: context.logger)
         return true
     }
 
@@ -254,7 +259,7 @@ final class EventLoop: @unchecked Sendable {
         guard case .open = accepting else { return }
         unwatchListeners()
         accepting = .paused(until: now + Self.acceptPause)
-        context.logger.warning("out of file descriptors, with none spare; accepting again in 100 ms")
+        pausedWarning.occurred(at: now, logger: context.logger)
     }
 
     private func resumeAccepting() {
