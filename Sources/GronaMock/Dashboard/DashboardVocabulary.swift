@@ -1,9 +1,10 @@
 import GronaMockJSON
 
-/// `/_mock/ui/vocabulary.json`: the names the page offers in its forms, made from the engine's own enums, so
-/// the dashboard never keeps a second copy of a vocabulary that could drift (a fault kind added here shows in
-/// the form without touching the page). Names only, as docs/faults.md lists them: no data, so it is public
-/// like the page's other files.
+/// `/_mock/ui/vocabulary.json`: the names the page offers in its forms and draws in its views, made from the
+/// engine's own enums, so the dashboard never keeps a second copy of a vocabulary that could drift (a fault
+/// kind added here shows in the form without touching the page; the funnels draw the arms of contract §5 and
+/// the steps `EventFunnels` counts). Names only, as docs/faults.md lists them: no data, so it is public like
+/// the page's other files.
 enum DashboardVocabulary {
     static var json: JSONValue {
         let targets = [FaultRule.Target.all] + FaultEngine.Endpoint.allCases.map(FaultRule.Target.endpoint)
@@ -17,6 +18,8 @@ enum DashboardVocabulary {
                         "parameters": .array(kind.parameters.map(JSONValue.string)),
                     ]
                 }),
+            "arms": .array(Arm.allCases.map { .string($0.rawValue) }),
+            "funnelSteps": .array(EventFunnels.steps.map { .string($0.rawValue) }),
         ]
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
-import GronaMock
 import GronaMockJSON
 import GronaMockTestSupport
 import Testing
+
+@testable import GronaMock
 
 /// `/_mock/ui`: the dashboard's page and files, compiled into the binary, public, with headers that allow no
 /// inline script, no other origin and no framing, and never a CORS header (docs/dashboard.md).
@@ -104,6 +105,20 @@ struct DashboardRoutesTests {
             let faults = try fetch(server.port, "GET /_mock/ui/faults.js HTTP/1.1\r\nHost: x\r\n\r\n").text
             for kind in FaultKind.allCases where kind.rawValue.contains("_") {
                 #expect(!faults.contains("\"\(kind.rawValue)\""), "faults.js names \(kind.rawValue) itself")
+            }
+        }
+    }
+
+    @Test("vocabulary.json names the arms and the funnel's steps from the engine's enums; funnels.js keeps no copy")
+    func funnelVocabulary() throws {
+        try Self.withServer(token: "secret-token") { server in
+            let response = try fetch(server.port, "GET /_mock/ui/vocabulary.json HTTP/1.1\r\nHost: x\r\n\r\n")
+            let json = try JSONParser().parse(response.body)
+            #expect(json["arms"]?.arrayValue?.compactMap(\.stringValue) == Arm.allCases.map(\.rawValue))
+            #expect(json["funnelSteps"]?.arrayValue?.compactMap(\.stringValue) == EventFunnels.steps.map(\.rawValue))
+            let funnels = try fetch(server.port, "GET /_mock/ui/funnels.js HTTP/1.1\r\nHost: x\r\n\r\n").text
+            for name in Arm.allCases.map(\.rawValue) + EventType.allCases.map(\.rawValue) where name != "purchase" {
+                #expect(!funnels.contains("\"\(name)\""), "funnels.js names \(name) itself")
             }
         }
     }

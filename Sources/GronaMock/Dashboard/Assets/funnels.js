@@ -2,10 +2,13 @@
 // with counts and each step's rate over the one before (GET /_mock/events/funnels), treatment against control,
 // drawn as SVG bar charts.
 
-import { api, query, workspaceKeys } from "./api.js";
+import { api, query, vocabulary, workspaceKeys } from "./api.js";
 import { el, field, replace, showError, svg } from "./dom.js";
 
-export const steps = ["eligible", "anchor_visible", "exposure", "served", "action", "purchase"];
+// The steps the server counts and the arms of contract §5, in its order, from vocabulary.json (the engine's
+// enums): set as the view opens. The purchases come last, from each row's `purchases`.
+let steps = [];
+let armOrder = [];
 
 /** The counts of one funnel row by step: the server's steps, and its purchases as the last. */
 function counts(row) {
@@ -14,17 +17,20 @@ function counts(row) {
   return steps.map((step) => byStep[step] ?? 0);
 }
 
-/** Each step's rate over the one before, as the server gives it; the purchases' is over the actions. */
+/** Each step's rate over the one before, as the server gives it; the purchases' over the server's last step. */
 function rates(row, values) {
   const byStep = Object.fromEntries((row.steps ?? []).map((step) => [step.type, step.rate]));
-  const action = values[steps.indexOf("action")];
-  byStep.purchase = action === 0 ? null : Math.round((values[steps.indexOf("purchase")] / action) * 10000) / 10000;
+  const last = values[values.length - 2];
+  byStep.purchase = last === 0 ? null : Math.round((values[values.length - 1] / last) * 10000) / 10000;
   return steps.map((step) => byStep[step] ?? null);
 }
 
 const percent = (rate) => (rate === null ? "–" : `${(rate * 100).toFixed(1)}%`);
 
 export async function render(container) {
+  const names = await vocabulary();
+  steps = [...names.funnelSteps, "purchase"];
+  armOrder = names.arms;
   const keys = await workspaceKeys();
   const picker = el("select", { id: "funnel-workspace" }, keys.map((key) => el("option", { value: key }, key)));
   const output = el("div", { id: "funnel-output" });
@@ -58,11 +64,9 @@ function drawFunnels(output, answer) {
     (answer.demo ?? []).length ? el("p", { class: "muted" }, `${answer.demo.length} demo rows are counted apart.`) : null);
 }
 
-/** The arms of contract §5, in the order compared: treatment and control always, holdout when it has rows. */
-export const armOrder = ["treatment", "control", "holdout"];
-
+/** The arms compared: the first two (treatment and control) always, any other (the holdout) when it has rows. */
 function campaignSection(campaign, rows) {
-  const present = armOrder.filter((arm) => arm !== "holdout" || rows.some((row) => row.arm === arm));
+  const present = armOrder.filter((arm, index) => index < 2 || rows.some((row) => row.arm === arm));
   const totals = present.map((arm) => {
     const total = steps.map(() => 0);
     for (const row of rows.filter((candidate) => candidate.arm === arm)) {
@@ -73,7 +77,7 @@ function campaignSection(campaign, rows) {
   return el("section", { class: "card", "data-campaign": campaign },
     el("h3", {}, campaign),
     table(rows),
-    el("h3", {}, present.includes("holdout") ? "Treatment against control and holdout" : "Treatment against control"),
+    el("h3", {}, ["Treatment against control", ...present.slice(2)].join(" and ")),
     armTable(totals),
     chart(totals));
 }
@@ -95,7 +99,7 @@ function table(rows) {
 function armTable(arms) {
   return el("table", { class: "arms" },
     el("thead", {}, el("tr", {}, el("th", {}, "arm"), steps.map((step) => el("th", {}, step)),
-      el("th", {}, "exposure → action"))),
+      el("th", {}, `${steps[2]} → ${steps[4]}`))),
     el("tbody", {}, arms.map(({ arm, values }) => {
       const conversion = values[2] === 0 ? null : values[4] / values[2];
       return el("tr", { "data-arm-total": arm }, el("td", {}, arm),
