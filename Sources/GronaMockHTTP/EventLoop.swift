@@ -132,6 +132,8 @@ final class EventLoop: @unchecked Sendable {
             if now >= nextTimeoutCheck {
                 nextTimeoutCheck = now + 100_000_000
                 for connection in Array(connections.values) { connection.checkTimeouts(now: now) }
+                refusedWarning.flush(at: now, logger: context.logger)
+                pausedWarning.flush(at: now, logger: context.logger)
             }
             if shuttingDown {
                 if connections.isEmpty || now >= context.shutdownDeadline.load(ordering: .relaxed) {

@@ -21,6 +21,17 @@ struct ThrottledWarning {
             heldBack += 1
             return
         }
+        log(at: now, logger: logger)
+    }
+
+    /// Logs what was held back once `interval` has passed since the last line, so that the end of a burst is
+    /// counted when it ends, not with the next burst. Called on the event loop's periodic check.
+    mutating func flush(at now: UInt64, logger: Logger) {
+        guard heldBack > 0, let lastLogged, now &- lastLogged >= interval else { return }
+        log(at: now, logger: logger)
+    }
+
+    private mutating func log(at now: UInt64, logger: Logger) {
         logger.warning(message, heldBack > 0 ? [("heldBack", heldBack)] : [])
         lastLogged = now
         heldBack = 0

@@ -59,6 +59,8 @@ extension SQLiteStorage {
                     let statement = try connection.prepare("SELECT count(*) FROM events" + Self.whereClause(conditions))
                     try statement.bind(values)
                     let added = try statement.step() ? Int(statement.int64(0)) : 0
+                    // Done with before the transaction ends, so that nothing keeps the read snapshot open.
+                    statement.reset()
                     try connection.execute("COMMIT")
                     return EventTally(count: counted + added, through: last, deletions: deletions)
                 } catch {

@@ -20,6 +20,10 @@ enum DashboardVocabulary {
                 }),
             "arms": .array(Arm.allCases.map { .string($0.rawValue) }),
             "funnelSteps": .array(EventFunnels.steps.map { .string($0.rawValue) }),
+            "funnelConversion": [
+                "from": .string(EventFunnels.conversion.from.rawValue),
+                "to": .string(EventFunnels.conversion.to.rawValue),
+            ],
         ]
     }
 }

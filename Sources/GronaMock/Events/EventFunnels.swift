@@ -7,6 +7,8 @@ import GronaMockJSON
 /// aggregate query, whatever the number of events.
 enum EventFunnels {
     static let steps: [EventType] = [.eligible, .anchorVisible, .exposure, .served, .action]
+    /// The conversion the dashboard compares the arms by: from being seen to being acted on.
+    static let conversion: (from: EventType, to: EventType) = (.exposure, .action)
 
     static func json(_ figures: CampaignCounts, workspace: String, campaignID: String?) -> JSONValue {
         struct Key: Hashable, Comparable {

@@ -427,6 +427,7 @@ struct EventsEndpointTests {
     @Test("a wait counts on from commit to commit, and starts over when the workspace's events are deleted")
     func waitAcrossDeletion() throws {
         let fixture = try MockFixture.standard()
+        try fixture.writeWorkspace("other", MockFixture.workspace("other"))
         try fixture.withServer { server in
             let waiter = try RawClient(port: server.port, timeout: 15)
             try waiter.send(
@@ -434,6 +435,9 @@ struct EventsEndpointTests {
             #expect(eventually { Self.metric(server.port, "grona_event_waits") == 1 })
             let served = { (id: String) in SampleEvents.placementEvent("served", id: id) }
             _ = try EventsAPI.post(server.port, events: [served("s-1"), served("s-2")])
+            // Another workspace's events after them, so that the deleted ones are not the newest: their sequence
+            // numbers are not reused, and only the deletion's generation tells the wait to count again.
+            _ = try EventsAPI.post(server.port, EventsAPI.envelope(Self.events, workspaceKey: "other").serialized())
             let (status, _) = try EventsAPI.json(server.port, "/_mock/events?workspace=shop", method: "DELETE")
             #expect(status == 200)
             // Counted on from before the deletion, this third event would complete the wait with one event.

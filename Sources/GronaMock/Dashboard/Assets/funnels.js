@@ -9,6 +9,7 @@ import { el, field, replace, showError, svg } from "./dom.js";
 // enums): set as the view opens. The purchases come last, from each row's `purchases`.
 let steps = [];
 let armOrder = [];
+let conversion = { from: "", to: "" };
 
 /** The counts of one funnel row by step: the server's steps, and its purchases as the last. */
 function counts(row) {
@@ -31,6 +32,7 @@ export async function render(container) {
   const names = await vocabulary();
   steps = [...names.funnelSteps, "purchase"];
   armOrder = names.arms;
+  conversion = names.funnelConversion;
   const keys = await workspaceKeys();
   const picker = el("select", { id: "funnel-workspace" }, keys.map((key) => el("option", { value: key }, key)));
   const output = el("div", { id: "funnel-output" });
@@ -99,12 +101,13 @@ function table(rows) {
 function armTable(arms) {
   return el("table", { class: "arms" },
     el("thead", {}, el("tr", {}, el("th", {}, "arm"), steps.map((step) => el("th", {}, step)),
-      el("th", {}, `${steps[2]} → ${steps[4]}`))),
+      el("th", {}, `${conversion.from} → ${conversion.to}`))),
     el("tbody", {}, arms.map(({ arm, values }) => {
-      const conversion = values[2] === 0 ? null : values[4] / values[2];
+      const from = values[steps.indexOf(conversion.from)];
+      const rate = from === 0 ? null : values[steps.indexOf(conversion.to)] / from;
       return el("tr", { "data-arm-total": arm }, el("td", {}, arm),
         values.map((value, index) => el("td", { class: "number", "data-step": steps[index] }, String(value))),
-        el("td", { class: "number" }, percent(conversion)));
+        el("td", { class: "number" }, percent(rate)));
     })));
 }
 
