@@ -40,29 +40,53 @@ extension SQLiteStorage {
     }
 
     public func count(matching filter: EventFilter, continuing tally: EventTally?) throws(StorageError) -> EventTally {
-        var (conditions, values) = filter.sqliteConditions()
+        let (conditions, values) = filter.sqliteConditions()
+        let sql =
+            "SELECT count(*) FROM events" + Self.whereClause(conditions + ["seq >= ?", "seq <= ?"])
+        let blockSize = countBlockSize
         return try run { () throws(SQLiteError) in
             try database.withReader { connection throws(SQLiteError) in
-                // One read transaction: the generation, the newest sequence and the count see one snapshot.
+                // One read transaction: the generation, the sequence bounds and the counts see one snapshot.
                 try connection.execute("BEGIN")
                 do throws(SQLiteError) {
                     let deletions = Int64(try connection.scalarText(Self.deletionGenerationSQL) ?? "0") ?? 0
-                    let last = Int64(try connection.scalarText("SELECT coalesce(max(seq), 0) FROM events") ?? "0") ?? 0
-                    var counted = 0
-                    if let tally, tally.deletions == deletions, tally.through <= last {
-                        counted = tally.count
-                        conditions.append("seq > ?")
-                        values.append(.integer(tally.through))
+                    let bounds = try connection.prepare(
+                        "SELECT coalesce(min(seq), 0), coalesce(max(seq), 0) FROM events")
+                    _ = try bounds.step()
+                    let (oldest, last) = (bounds.int64(0), bounds.int64(1))
+                    bounds.reset()
+                    let statement = try connection.prepare(sql)
+                    func count(_ range: ClosedRange<Int64>) throws(SQLiteError) -> Int {
+                        try statement.bind(values + [.integer(range.lowerBound), .integer(range.upperBound)])
+                        defer { statement.reset() }
+                        return try statement.step() ? Int(statement.int64(0)) : 0
                     }
-                    conditions.append("seq <= ?")
-                    values.append(.integer(last))
-                    let statement = try connection.prepare("SELECT count(*) FROM events" + Self.whereClause(conditions))
-                    try statement.bind(values)
-                    let added = try statement.step() ? Int(statement.int64(0)) : 0
-                    // Done with before the transaction ends, so that nothing keeps the read snapshot open.
-                    statement.reset()
+                    var next = EventTally(count: 0, through: 0, deletions: deletions, oldest: oldest)
+                    // Continued only while no deletion happened and no sequence went back; drops of the oldest
+                    // events keep the generation, and are seen as `oldest` moving up.
+                    if let tally, tally.deletions == deletions, tally.through <= last, tally.oldest <= oldest {
+                        next.blocks = tally.blocks
+                        next.through = tally.through
+                        if oldest > tally.oldest {
+                            let cut = oldest / blockSize
+                            next.blocks = next.blocks.filter { $0.key > cut }
+                            let end = min((cut + 1) * blockSize - 1, tally.through)
+                            if oldest <= end { next.blocks[cut] = try count(oldest...end) }
+                        }
+                    }
+                    // The events stored since, block by block: each count is a range of sequences.
+                    var from = max(next.through + 1, oldest)
+                    while last > 0, from <= last {
+                        let block = from / blockSize
+                        let end = min((block + 1) * blockSize - 1, last)
+                        let added = try count(from...end)
+                        if added > 0 { next.blocks[block, default: 0] += added }
+                        from = end + 1
+                    }
+                    next.through = last
+                    next.count = next.blocks.values.reduce(0, +)
                     try connection.execute("COMMIT")
-                    return EventTally(count: counted + added, through: last, deletions: deletions)
+                    return next
                 } catch {
                     try? connection.execute("ROLLBACK")
                     throw error

@@ -11,6 +11,9 @@ public final class SQLiteStorage: GronaStorage {
     let database: Database
     /// How many events in the tally make the writer fold it into `campaign_event_counts` after a commit.
     let campaignCountsFold: Int64
+    /// The block of sequence numbers a running count is kept by (`count(matching:continuing:)`).
+    let countBlockSize: Int64
+    static let standardCountBlockSize: Int64 = 1 << 16
     /// The campaign counts of the events past the fold mark; used under the writing connection's lock only.
     let tally = Mutex(CampaignTally())
 
@@ -18,6 +21,7 @@ public final class SQLiteStorage: GronaStorage {
     /// grona-mock is refused (`StorageError.Kind.schemaTooNew`).
     public init(path: String, readers: Int = 4) throws(StorageError) {
         campaignCountsFold = Self.standardCampaignCountsFold
+        countBlockSize = Self.standardCountBlockSize
         do {
             database = try Database(path: path, readers: readers)
         } catch {
@@ -29,10 +33,11 @@ public final class SQLiteStorage: GronaStorage {
     /// checkpoint.
     init(
         path: String, logLimits: WriteAheadLogLimits = .standard,
-        campaignCountsFold: Int64 = standardCampaignCountsFold,
+        campaignCountsFold: Int64 = standardCampaignCountsFold, countBlockSize: Int64 = standardCountBlockSize,
         beforeCheckpoint: @escaping @Sendable () -> Void = {}
     ) throws(StorageError) {
         self.campaignCountsFold = campaignCountsFold
+        self.countBlockSize = max(1, countBlockSize)
         do {
             database = try Database(path: path, logLimits: logLimits, beforeCheckpoint: beforeCheckpoint)
         } catch {
@@ -143,8 +148,8 @@ public final class SQLiteStorage: GronaStorage {
                 try connection.execute("BEGIN IMMEDIATE")
                 do throws(SQLiteError) {
                     try Self.uncountCampaignEvents(through: last, connection)
+                    // No deletion generation: only the oldest go, which a running count sees as its `oldest`.
                     try connection.cached("DELETE FROM events WHERE seq <= ?").run([.integer(last)])
-                    try connection.cached(Self.nextDeletionGenerationSQL).run()
                     try connection.cached(Self.clampFoldedSQL).run()
                     try connection.cached("DELETE FROM purchase_treatments WHERE event_seq <= ?").run([.integer(last)])
                     try connection.cached(

@@ -120,7 +120,8 @@ enum Schema {
         // workspace in sequence order through `events_by_workspace` until its page is full, as the campaign and
         // placement filters already did: time linear in the rows read, about the page's size over the type's
         // share. The long-polls, which counted after every commit, now count on from their last count and read
-        // only the events stored since; `event_deletions` tells them when that count can no longer be continued.
+        // only the events stored since; `event_deletions` tells them when that count can no longer be continued
+        // (a workspace's events deleted; the oldest dropped at `--max-events` show as the oldest sequence moving).
         // The price, measured on one workspace of 2.4 million fleet events: a page of purchases (1.2 % of them)
         // takes 5 ms instead of 2, and a wait's first count, or a filter that matches nothing, reads the whole
         // workspace (0.56 s instead of 3 ms). Workspaces of a test suite's size do not notice it.

@@ -4,7 +4,8 @@ import Testing
 @testable import GronaMockSQLite
 
 /// The long-polls' running counts on SQLite (`count(matching:continuing:)`): a continued count reads only the
-/// events stored since, and a deletion anywhere, by this process or another, makes the next count start over.
+/// events stored since, a deletion anywhere, by this process or another, makes the next count start over, and
+/// dropping the oldest events recounts only the block of sequences they cut into.
 /// The storage conformance suite checks that continued and fresh counts agree; these check how.
 @Suite("SQLite continued counts")
 struct ContinuedCountTests {
@@ -30,16 +31,18 @@ struct ContinuedCountTests {
     func readsOnlyNewEvents() throws {
         let file = try TemporaryDatabase()
         let storage = try SQLiteStorage(path: file.path)
-        _ = try storage.commit([Self.served(["a", "b"])])
+        _ = try storage.commit([Self.served(["a", "b", "c"])])
         let first = try storage.count(matching: Self.served, continuing: nil)
-        #expect(first.count == 2)
-        // Removed with no deletion generation: only a count that read the old rows again would notice.
-        try SQLiteConnection(path: file.path).execute("DELETE FROM events WHERE event_id = 'a'")
-        _ = try storage.commit([Self.served(["c"])])
+        #expect(first.count == 3)
+        // Removed with no deletion generation: only a count that read the old rows again would notice. Neither
+        // the oldest (a count takes that for the oldest events dropped, `dropsRecountOneBlock`) nor the newest
+        // (its sequence would be used again).
+        try SQLiteConnection(path: file.path).execute("DELETE FROM events WHERE event_id = 'b'")
+        _ = try storage.commit([Self.served(["d"])])
         let continued = try storage.count(matching: Self.served, continuing: first)
-        #expect(continued.count == 3)
+        #expect(continued.count == 4)
         #expect(continued.through > first.through)
-        #expect(try storage.count(matching: Self.served) == 2)
+        #expect(try storage.count(matching: Self.served) == 3)
     }
 
     @Test("a deletion by another process on the same file makes the next count start over")
@@ -56,7 +59,7 @@ struct ContinuedCountTests {
         #expect(continued.deletions != first.deletions)
     }
 
-    @Test("the oldest events dropped past --max-events make the next count start over")
+    @Test("the oldest events dropped past --max-events are taken off a continued count")
     func droppedEvents() throws {
         let file = try TemporaryDatabase()
         let storage = try SQLiteStorage(path: file.path)
@@ -64,6 +67,25 @@ struct ContinuedCountTests {
         let first = try storage.count(matching: Self.served, continuing: nil)
         try storage.dropOldestEvents(2, keepingRejected: 0)
         #expect(try storage.count(matching: Self.served, continuing: first).count == 1)
+    }
+
+    @Test("dropping the oldest events recounts only the block they cut into; blocks they did not reach are kept")
+    func dropsRecountOneBlock() throws {
+        let file = try TemporaryDatabase()
+        let storage = try SQLiteStorage(path: file.path, countBlockSize: 4)
+        _ = try storage.commit([Self.served((1...10).map { "e\($0)" })])
+        let first = try storage.count(matching: Self.served, continuing: nil)
+        #expect(first.count == 10)
+        #expect(first.blocks == [0: 3, 1: 4, 2: 3])
+        // Removed behind the storage's back in block 2 (sequence 9): a count that read that block again would see it.
+        try SQLiteConnection(path: file.path).execute("DELETE FROM events WHERE seq = 9")
+        // The oldest five go (sequences 1 to 5): block 0 empties, block 1 is cut.
+        try storage.dropOldestEvents(5, keepingRejected: 0)
+        let continued = try storage.count(matching: Self.served, continuing: first)
+        #expect(continued.blocks == [1: 2, 2: 3])
+        #expect(continued.count == 5)
+        #expect(continued.oldest == 6)
+        #expect(try storage.count(matching: Self.served) == 4)
     }
 
     @Test("a listing filtered by type walks the workspace in sequence order: no sort, no scan of other workspaces")
@@ -95,8 +117,8 @@ struct ContinuedCountTests {
                 """)
         }
         let storage = try SQLiteStorage(path: file.path)
-        #expect(
-            try storage.count(matching: Self.served, continuing: nil) == EventTally(count: 1, through: 1, deletions: 0))
+        let tally = try storage.count(matching: Self.served, continuing: nil)
+        #expect(tally.count == 1 && tally.through == 1 && tally.deletions == 0)
         let connection = try SQLiteConnection(path: file.path)
         #expect(try connection.scalarText("SELECT count(*) FROM sqlite_master WHERE name = 'events_by_type'") == "0")
         #expect(try connection.scalarText("PRAGMA user_version") == "\(Schema.migrations.count)")

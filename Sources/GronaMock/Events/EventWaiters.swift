@@ -6,11 +6,8 @@ import GronaMockJSON
 /// Tests call it instead of sleeping and polling.
 ///
 /// Each waiter keeps its count (`EventTally`) and, on SQLite, reads only the events stored since. A deletion
-/// makes the next count start over, and at the `--max-events` bound every commit drops the oldest events: there
-/// each evaluation counts every matching event of the waiter's filter again, as all of them did before schema 7,
-/// which on a workspace of millions of events is a read of the workspace per evaluation (bench/README.md).
-/// Evaluations coalesce the commits that came meanwhile, so that costs the waiters' answers time, never the
-/// writer's.
+/// makes the next count start over; the oldest events dropped at the `--max-events` bound are taken off by
+/// counting again only the block of sequences they cut into (65,536 sequences at most).
 final class EventWaiters: Sendable {
     private struct Waiter: Sendable {
         var filter: EventFilter

@@ -117,17 +117,28 @@ public struct StoredPage<Row: Sendable>: Sendable {
 
 /// A running count of the events matching a filter: how many, up to which sequence, and under which generation
 /// of deletions (a count taken before a deletion cannot be continued: the events it counted may be gone).
+///
+/// The count is kept by block of sequence numbers, so that when the oldest events are dropped (`--max-events`)
+/// the blocks they emptied are forgotten and only the block they cut into is counted again, rather than every
+/// event kept.
 public struct EventTally: Sendable, Equatable {
     public var count: Int
     /// The newest sequence the count covers.
     public var through: Int64
     /// The storage's deletion generation when counted.
     public var deletions: Int64
+    /// The oldest sequence stored when counted: a newer one means the oldest events were dropped since.
+    public var oldest: Int64
+    /// Matching events by block of sequence numbers (the block's first sequence divided by the backend's block
+    /// size); empty for a backend that counts everything each time.
+    public var blocks: [Int64: Int]
 
-    public init(count: Int, through: Int64, deletions: Int64) {
+    public init(count: Int, through: Int64, deletions: Int64, oldest: Int64 = 0, blocks: [Int64: Int] = [:]) {
         self.count = count
         self.through = through
         self.deletions = deletions
+        self.oldest = oldest
+        self.blocks = blocks
     }
 }
 
