@@ -49,12 +49,9 @@ extension SQLiteStorage {
                 // One read transaction: the generation, the sequence bounds and the counts see one snapshot.
                 try connection.execute("BEGIN")
                 do throws(SQLiteError) {
-                    let deletions = Int64(try connection.scalarText(Self.deletionGenerationSQL) ?? "0") ?? 0
-                    let bounds = try connection.prepare(
-                        "SELECT coalesce(min(seq), 0), coalesce(max(seq), 0) FROM events")
-                    _ = try bounds.step()
-                    let (oldest, last) = (bounds.int64(0), bounds.int64(1))
-                    bounds.reset()
+                    let deletions = try connection.cached(Self.deletionGenerationSQL).int64Scalar() ?? 0
+                    let oldest = try connection.cached("SELECT min(seq) FROM events").int64Scalar() ?? 0
+                    let last = try connection.cached("SELECT max(seq) FROM events").int64Scalar() ?? 0
                     let statement = try connection.prepare(sql)
                     func count(_ range: ClosedRange<Int64>) throws(SQLiteError) -> Int {
                         try statement.bind(values + [.integer(range.lowerBound), .integer(range.upperBound)])

@@ -184,8 +184,7 @@ public final class SQLiteStorage: GronaStorage {
     /// process counts too.
     private static let nextDeletionGenerationSQL: StaticString =
         "UPDATE event_deletions SET generation = generation + 1"
-    static let deletionGenerationSQL = "SELECT generation FROM event_deletions"
-
+    static let deletionGenerationSQL: StaticString = "SELECT generation FROM event_deletions"
 }
 
 extension SQLiteValue {

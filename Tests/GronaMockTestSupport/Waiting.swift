@@ -16,3 +16,13 @@ package func eventually(seconds: Double = 10, _ condition: () throws -> Bool) re
     }
     return try condition()
 }
+
+/// The same from async code: sleeps the task, not the thread, between polls.
+package func eventually(seconds: Double = 10, _ condition: () throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+    while ContinuousClock.now < deadline {
+        if try condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return try condition()
+}

@@ -1,4 +1,5 @@
 import Foundation
+import GronaMockTestSupport
 import Testing
 
 @testable import GronaMockTesting
@@ -15,10 +16,7 @@ struct TestServerReleaseTests {
         await server?.stop()
         server = nil
         // The last reference may go on the thread that stopped it: wait for the descriptors, with a deadline.
-        let deadline = ContinuousClock.now + .seconds(10)
-        while Self.descriptors(into: directory) > 0, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        _ = await eventually { Self.descriptors(into: directory) == 0 }
         #expect(Self.descriptors(into: directory) == 0)
     }
 
