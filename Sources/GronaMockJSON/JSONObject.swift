@@ -84,6 +84,11 @@ public struct JSONObject: Sendable, Equatable, RandomAccessCollection, Expressib
     /// event loops' largest cost when validating events, a dozen lookups per event.
     static func sameKey(_ lhs: String, _ rhs: String) -> Bool {
         guard lhs.utf8.count == rhs.utf8.count, lhs == rhs else { return false }
-        return lhs.utf8.elementsEqual(rhs.utf8)
+        // In place (a short string on the stack): the UTF-8 views' generic comparison cost as much as all the
+        // rest of a lookup.
+        let same = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in left.elementsEqual(right) }
+        }
+        return (same ?? nil) ?? lhs.utf8.elementsEqual(rhs.utf8)
     }
 }

@@ -12,6 +12,8 @@ enum EventValidator {
 
     /// The event types' names, in the contract's order, for messages.
     static let types = EventType.allCases.map(\.rawValue)
+    /// The arms' names, made once rather than for every event.
+    static let arms = Arm.allCases.map(\.rawValue)
 
     /// The envelope's fields every event shares.
     struct Envelope {
@@ -158,7 +160,7 @@ private struct EventCheck {
         }
         guard let visitID = string(object, "visitID"),
             let campaignID = identifier(object, "campaignID"), let variantID = identifier(object, "variantID"),
-            let arm = oneOf(object, "arm", Arm.allCases.map(\.rawValue), what: "arm")
+            let arm = oneOf(object, "arm", EventValidator.arms, what: "arm")
         else { return }
         if placement == "cart_line" {
             guard string(object, "key") != nil else { return }
@@ -290,7 +292,8 @@ private struct EventCheck {
             return reject(prefix + key, "must be a string, not \(value.described)")
         }
         guard !text.isEmpty else { return reject(prefix + key, "must not be empty") }
-        guard text.count <= maxCharacters else {
+        // Counting characters walks grapheme clusters; a text with no more bytes than that cannot have more.
+        guard text.utf8.count <= maxCharacters || text.count <= maxCharacters else {
             return reject(prefix + key, "must be at most \(maxCharacters) characters")
         }
         return text
