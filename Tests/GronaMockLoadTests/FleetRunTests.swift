@@ -27,6 +27,10 @@ import Testing
         #expect(verification.stored == verification.acknowledged)
         #expect(verification.sampleViolations == [])
         #expect(verification.passed)
+        // Every attempt has a start lag, and it is a part of that attempt's latency.
+        let http = statistics.http
+        #expect(http.startLag.count == UInt64(http.requests))
+        #expect(http.startLag.max <= http.latency.max)
     }
 
     /// `truncate` stores the batch and cuts the answer: the fleet retries the same eventIDs, the server counts

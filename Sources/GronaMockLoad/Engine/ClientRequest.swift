@@ -20,6 +20,9 @@ package struct ClientRequest: Sendable {
     package var bytes: [UInt8]
     /// `MonotonicClock` nanoseconds.
     package var intendedStart: UInt64
+    /// When the generator handed it to the client (`MonotonicClock` nanoseconds, set by `submitNow`): how late
+    /// that was is the generator's own lag, which the latency from `intendedStart` includes.
+    package var submittedAt: UInt64 = 0
 
     package init(tag: RequestTag, bytes: [UInt8], intendedStart: UInt64) {
         self.tag = tag
@@ -64,11 +67,16 @@ package struct ClientCompletion: Sendable {
 
     package var tag: RequestTag
     package var intendedStart: UInt64
+    package var submittedAt: UInt64 = 0
     package var finishedAt: UInt64
     package var outcome: Outcome
 
     /// From the intended start to the end, never negative.
     package var latencyNanoseconds: UInt64 { finishedAt >= intendedStart ? finishedAt - intendedStart : 0 }
+
+    /// From the intended start to the hand-over to the client, never negative: the part of the latency the
+    /// generator itself added, by being busy or off its core when the request was due.
+    package var startLagNanoseconds: UInt64 { submittedAt >= intendedStart ? submittedAt - intendedStart : 0 }
 
     package var status: Int? {
         if case .response(let head, _) = outcome { return head.status }

@@ -98,6 +98,9 @@ package final class HTTPClient {
     /// `submit` for a caller inside the poll loop: the deadline counts from `now`, the clock of this turn.
     package func submitNow(_ request: ClientRequest) {
         inFlight += 1
+        var request = request
+        // The clock read here, not the turn's: a turn that built many batches was late for the last of them.
+        request.submittedAt = MonotonicClock.now()
         dispatch(request, now: now)
     }
 
@@ -243,8 +246,9 @@ package final class HTTPClient {
         inFlight -= 1
         completions.append(
             ClientCompletion(
-                tag: request.tag, intendedStart: request.intendedStart, finishedAt: now,
-                outcome: outcome))
+                tag: request.tag, intendedStart: request.intendedStart, submittedAt: request.submittedAt,
+                // A request that failed as it was submitted ends on this turn's clock, read before it was.
+                finishedAt: max(now, request.submittedAt), outcome: outcome))
     }
 
     func setInterest(_ connection: ClientConnection, _ interest: Poller.Interest) {

@@ -204,7 +204,7 @@ package final class FleetRunner {
             if case .failure(let reason) = completion.outcome { failure = reason }
             statistics[endpoint].record(
                 status: completion.status, failure: failure, latencyNanoseconds: completion.latencyNanoseconds,
-                isRetry: completion.tag.isRetry)
+                startLagNanoseconds: completion.startLagNanoseconds, isRetry: completion.tag.isRetry)
             intervalLatency.record(nanoseconds: completion.latencyNanoseconds)
         }
         let index = completion.tag.owner

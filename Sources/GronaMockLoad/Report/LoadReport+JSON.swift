@@ -68,6 +68,11 @@ extension LoadReport {
             let milliseconds = statistic.nanoseconds(in: endpoint.latency).map { $0 / 1_000_000 }
             latency.set(statistic.jsonKey, milliseconds.map { Self.number($0) } ?? .null)
         }
+        var startLag = JSONObject()
+        for statistic in LoadReport.startLagStatistics {
+            let milliseconds = statistic.nanoseconds(in: endpoint.startLag).map { $0 / 1_000_000 }
+            startLag.set(statistic.jsonKey, milliseconds.map { Self.number($0) } ?? .null)
+        }
         return [
             "requests": Self.number(endpoint.requests),
             "perSecond": Self.number(perSecond(endpoint.requests)),
@@ -76,8 +81,12 @@ extension LoadReport {
             "statuses": .object(statuses),
             "failures": .object(failures),
             "latencyMs": .object(latency),
+            "startLagMs": .object(startLag),
         ]
     }
+
+    /// The figures of each endpoint's start lag, in the JSON report and the text.
+    static let startLagStatistics: [LatencyStatistic] = [.p50, .p99, .max]
 
     static func number(_ value: Int) -> JSONValue {
         .number(JSONNumber(value))

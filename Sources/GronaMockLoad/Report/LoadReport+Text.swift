@@ -8,6 +8,7 @@ extension LoadReport {
         lines += countLines
         lines.append("")
         lines += endpointTable.lines
+        lines.append(startLagLine)
         lines.append("")
         lines += statusLines
         if let verification {
@@ -93,6 +94,17 @@ extension LoadReport {
                 ] + latencies)
         }
         return table
+    }
+
+    /// `start lag  p50 40µs, p99 1.20ms, max 6.10ms`: how late the generator handed requests to its client.
+    private var startLagLine: String {
+        let lag = statistics.http.startLag
+        let figures = LoadReport.startLagStatistics.map { statistic in
+            "\(statistic.rawValue) "
+                + (statistic.nanoseconds(in: lag).map { ReportFormat.latency(nanoseconds: $0) } ?? "-")
+        }
+        return Self.label("start lag") + figures.joined(separator: ", ")
+            + " (the generator's own share of the latencies above)"
     }
 
     private var statusLines: [String] {

@@ -16,6 +16,8 @@ package struct LoadWarning: Sendable, Equatable {
         case grantsRejected = "grants_rejected"
         /// Batches answered 200 without the contract's acknowledgement (§7).
         case eventsUnconfirmed = "events_unconfirmed"
+        /// The generator handed requests to its client late enough to make up much of the tail latency.
+        case generatorLate = "generator_late"
         /// The run was stopped by Ctrl-C.
         case interrupted
     }
@@ -31,6 +33,11 @@ package struct LoadWarning: Sendable, Equatable {
 
     /// The share of dropped visits above which a run did not offer the rate it was asked to.
     package static let droppedShareLimit = 0.1
+
+    /// The start lag p99 from which it is worth a warning: at least a millisecond, and at least this share of
+    /// the latency p99 it is part of.
+    package static let lateFloorNanoseconds: UInt64 = 1_000_000
+    package static let lateShareLimit = 0.25
 }
 
 extension LoadReport {
@@ -73,6 +80,16 @@ extension LoadReport {
         case .grantsRejected:
             guard counts.grantsRejected > 0 else { return nil }
             return "\(counts.grantsRejected) grants did not verify (signature, audience, times or customer)"
+        case .generatorLate:
+            let all = counts.http
+            guard all.startLag.count > 0 else { return nil }
+            let lag = all.startLag.value(atPercentile: 99)
+            let latency = all.latency.value(atPercentile: 99)
+            guard lag >= LoadWarning.lateFloorNanoseconds, Double(lag) >= LoadWarning.lateShareLimit * Double(latency)
+            else { return nil }
+            return "the generator handed requests over late (start lag p99 \(ReportFormat.latency(nanoseconds: lag)) "
+                + "of the latency p99 \(ReportFormat.latency(nanoseconds: latency))): the latencies include its "
+                + "own delay; give it a core the target does not use, or lower --rate"
         case .eventsUnconfirmed:
             guard counts.eventsUnconfirmed > 0 else { return nil }
             return "\(counts.eventsUnconfirmed) events were answered 200 without the contract's counts "

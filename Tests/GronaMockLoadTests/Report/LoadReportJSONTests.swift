@@ -99,6 +99,12 @@ import Testing
         #expect(abs(p99 - 19.8) < 0.02)
         #expect(latency["max"]?.doubleValue == 20)
         #expect(latency["min"]?.doubleValue == 0.1)
+        // The generator's own lag, from the same intended starts: a tenth of each latency here.
+        let lag = try #require(events["startLagMs"])
+        #expect(lag.objectValue?.keys == ["p50", "p99", "max"])
+        let lagP99 = try #require(lag["p99"]?.doubleValue)
+        #expect(abs(lagP99 - 1.98) < 0.01)
+        #expect(lag["max"]?.doubleValue == 2)
         let http = try #require(json["http"])
         #expect(http["requests"]?.int64Value == 300)
         #expect(http["statuses"]?["304"]?.int64Value == 10)
@@ -112,6 +118,7 @@ import Testing
         #expect(grants["perSecond"]?.doubleValue == 0)
         #expect(grants["statuses"] == [:])
         for key in ["p50", "p99_9", "max", "mean", "min"] { #expect(grants["latencyMs"]?[key] == .null) }
+        for key in ["p50", "p99", "max"] { #expect(grants["startLagMs"]?[key] == .null) }
     }
 
     @Test func verificationAndThresholds() throws {

@@ -83,6 +83,16 @@ import Testing
             name: "answers without the contract's counts", change: { $0.eventsUnconfirmed = 349 },
             code: .eventsUnconfirmed, says: "349 events were answered 200 without the contract's counts"),
         Row(
+            name: "the generator was late",
+            change: { statistics in
+                statistics[.events] = EndpointStatistics()
+                for _ in 0..<10 {
+                    statistics[.events].record(
+                        status: 200, latencyNanoseconds: 4_000_000, startLagNanoseconds: 2_000_000, isRetry: false)
+                }
+            },
+            code: .generatorLate, says: "start lag p99 2.00ms of the latency p99 4.00ms"),
+        Row(
             name: "interrupted", change: { $0.interrupted = true }, code: .interrupted,
             says: "the run was interrupted (Ctrl-C)"),
     ]
@@ -132,6 +142,19 @@ import Testing
         #expect(forbidden.warnings.first?.message.contains("check --secret-key") == true)
         let mixed = Self.report { $0[.grants].record(status: 401, latencyNanoseconds: 1, isRetry: false) }
         #expect(mixed.warnings.isEmpty, "some grants succeeded")
+    }
+
+    /// A start lag under a millisecond, or under a quarter of the latency, is the generator doing its work.
+    @Test(arguments: [(900_000, 1_000_000), (1_500_000, 10_000_000)] as [(UInt64, UInt64)])
+    func aSmallStartLagIsNoWarning(lag: UInt64, latency: UInt64) {
+        let report = Self.report { statistics in
+            statistics[.events] = EndpointStatistics()
+            for _ in 0..<10 {
+                statistics[.events].record(
+                    status: 200, latencyNanoseconds: latency, startLagNanoseconds: lag, isRetry: false)
+            }
+        }
+        #expect(report.warnings.isEmpty)
     }
 
     /// Several warnings come in the order of their codes, and the result line counts them.

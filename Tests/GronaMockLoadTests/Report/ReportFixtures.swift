@@ -16,15 +16,22 @@ enum ReportFixtures {
         }
         for index in 1...200 {
             let latency = UInt64(index) * 100_000
+            // A tenth of each latency was the generator's own lag: 10 µs to 2 ms.
+            let lag = latency / 10
             switch index {
             case 1...5:
-                statistics[.events].record(status: 429, latencyNanoseconds: latency, isRetry: false)
+                statistics[.events].record(
+                    status: 429, latencyNanoseconds: latency, startLagNanoseconds: lag, isRetry: false)
             case 6...8:
-                statistics[.events].record(status: nil, failure: .closed, latencyNanoseconds: latency, isRetry: true)
+                statistics[.events].record(
+                    status: nil, failure: .closed, latencyNanoseconds: latency, startLagNanoseconds: lag, isRetry: true)
             case 9...10:
-                statistics[.events].record(status: nil, failure: .timeout, latencyNanoseconds: latency, isRetry: true)
+                statistics[.events].record(
+                    status: nil, failure: .timeout, latencyNanoseconds: latency, startLagNanoseconds: lag,
+                    isRetry: true)
             default:
-                statistics[.events].record(status: 200, latencyNanoseconds: latency, isRetry: false)
+                statistics[.events].record(
+                    status: 200, latencyNanoseconds: latency, startLagNanoseconds: lag, isRetry: false)
             }
         }
         statistics.visitsScheduled = 1_000
