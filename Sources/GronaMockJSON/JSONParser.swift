@@ -37,6 +37,21 @@ public struct JSONParser: Sendable {
         return try text.withUTF8 { parse(buffer: $0) }.get()
     }
 
+    /// Parses `bytes`, and also gives the byte range of each element of the array that is the root object's
+    /// member `member` (empty when there is no such array), in order: what a caller needs to keep each element's
+    /// own text (`JSONWriter.writeCompacting`) without writing it again from its value.
+    public func parse(
+        _ bytes: [UInt8], keepingTextOf member: String
+    ) throws(JSONParseError) -> (value: JSONValue, elements: [Range<Int>]) {
+        let result = bytes.withUnsafeBufferPointer { buffer in
+            var reader = JSONReader(buffer, maximumDepth: maximumDepth)
+            reader.capturedMember = member
+            return Result { () throws(JSONParseError) in (try reader.parseDocument(), reader.capturedRanges) }
+        }
+        let (value, elements) = try result.get()
+        return (value, elements)
+    }
+
     /// Returns a Result because the buffer accessors' closures are not typed-throwing.
     private func parse(buffer: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, JSONParseError> {
         var reader = JSONReader(buffer, maximumDepth: maximumDepth)

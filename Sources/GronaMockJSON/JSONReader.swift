@@ -41,6 +41,13 @@ struct JSONReader {
     private var values: [JSONValue] = []
     private var keys: [String] = []
 
+    /// The root object's member whose array elements' byte ranges are recorded (`JSONParser.parse(_:keepingTextOf:)`),
+    /// the frame of that array once it is open, where the element being read started, and the ranges so far.
+    var capturedMember: String?
+    private var capturedFrame: Int?
+    private var elementStart = 0
+    private(set) var capturedRanges: [Range<Int>] = []
+
     // Shared with the extensions in the other files: the input, the position in it, the string scratch.
     let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
@@ -72,6 +79,7 @@ struct JSONReader {
     /// value to the innermost open container and closes containers until one expects another element.
     private mutating func parseValue() throws(JSONParseError) -> JSONValue {
         parsing: while true {
+            if frames.count - 1 == capturedFrame { elementStart = index }
             var value: JSONValue
             // NUL stands for the end of the input: neither can start a value, and parseLiteral tells them apart.
             switch index < bytes.count ? bytes[index] : 0 {
@@ -95,6 +103,11 @@ struct JSONReader {
                     index += 1
                     value = .array([])
                 } else {
+                    if let capturedMember, frames.count == 1, frames[0].isObject, capturedFrame == nil,
+                        let key = keys.last, JSONObject.sameKey(key, capturedMember)
+                    {
+                        capturedFrame = 1
+                    }
                     frames.append(Frame(isObject: false, valueStart: values.count, keyStart: keys.count))
                     continue parsing
                 }
@@ -109,6 +122,7 @@ struct JSONReader {
             // Only the flag is copied out: a copy of the frame would share its key set and make every insert
             // into it copy the whole set.
             while let isObject = frames.last?.isObject {
+                if frames.count - 1 == capturedFrame { capturedRanges.append(elementStart..<index) }
                 values.append(value)
                 skipWhitespace()
                 let next = byte(at: index)
@@ -184,6 +198,8 @@ struct JSONReader {
     }
 
     private mutating func closeArray() -> [JSONValue] {
+        // A later array at the same depth is another member's.
+        if frames.count - 1 == capturedFrame { capturedFrame = nil }
         let frame = frames.removeLast()
         let elements = Array(values[frame.valueStart...])
         values.removeSubrange(frame.valueStart...)

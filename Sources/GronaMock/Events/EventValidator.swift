@@ -21,6 +21,9 @@ enum EventValidator {
         var installID: String
         var sentAt: Int64
         var events: [JSONValue]
+        /// The events' own text, when the batch's body is at hand: each is stored from it rather than written
+        /// again from its parsed value.
+        var texts: EventTexts? = nil
     }
 
     /// Why a batch's envelope cannot be read: the request fails as a whole (contract §7).
@@ -69,12 +72,13 @@ enum EventValidator {
 
     private static func invalid(_ message: String) -> EnvelopeError { .invalid(message) }
 
-    /// One event: its record, or the field and reason it was rejected for.
+    /// One event: its record, or the field and reason it was rejected for. `json` is the event's compact text
+    /// when the caller has it; otherwise it is written from `value`.
     static func event(
-        _ value: JSONValue, envelope: Envelope, receivedAt: Int64
+        _ value: JSONValue, json: [UInt8]? = nil, envelope: Envelope, receivedAt: Int64
     ) -> Result<EventRecord, EventRejection> {
         var check = EventCheck(value)
-        let record = check.validate(envelope: envelope, receivedAt: receivedAt)
+        let record = check.validate(envelope: envelope, receivedAt: receivedAt, json: json)
         if let rejection = check.rejection { return .failure(rejection) }
         guard let record else { return .failure(EventRejection(field: "", reason: "not an event")) }
         return .success(record)
@@ -98,7 +102,7 @@ private struct EventCheck {
 
     var eventID: String? { value["eventID"]?.stringValue }
 
-    mutating func validate(envelope: EventValidator.Envelope, receivedAt: Int64) -> EventRecord? {
+    mutating func validate(envelope: EventValidator.Envelope, receivedAt: Int64, json: [UInt8]?) -> EventRecord? {
         guard let object = value.objectValue else { return reject("", "an event must be a JSON object") }
         guard let eventID = string(object, "eventID", maxCharacters: 64) else { return nil }
         guard let type = string(object, "type") else { return nil }
@@ -123,7 +127,7 @@ private struct EventCheck {
             correctedTimestamp: EventValidator.correctedTimestamp(
                 timestamp, sentAt: envelope.sentAt, receivedAt: receivedAt),
             installID: envelope.installID, customerID: customerID, sessionID: sessionID, demo: demo,
-            configRevision: configRevision, treatments: [], json: value.serialized())
+            configRevision: configRevision, treatments: [], json: json ?? value.serialized())
         if eventType.isPlacementEvent {
             placementFields(object, type: type, into: &record)
         } else {

@@ -42,17 +42,19 @@ enum EventsRoutes {
     ) throws(HTTPError) -> EventValidator.Envelope {
         let body = try decodedBody(request)
         let document: JSONValue
+        let eventRanges: [Range<Int>]
         do {
-            document = try JSONParser().parse(body)
+            (document, eventRanges) = try JSONParser().parse(body, keepingTextOf: "events")
         } catch {
             throw HTTPError(.badRequest, code: .malformedJson, message: "The body is not valid JSON: \(error).")
         }
-        let envelope: EventValidator.Envelope
+        var envelope: EventValidator.Envelope
         do {
             envelope = try EventValidator.envelope(document)
         } catch {
             throw error.httpError
         }
+        envelope.texts = EventTexts(body: body, ranges: eventRanges, count: envelope.events.count)
         guard registry.entry(for: envelope.workspaceKey) != nil else {
             throw HTTPError.unknownWorkspace(envelope.workspaceKey)
         }
@@ -68,15 +70,12 @@ enum EventsRoutes {
         batch.accepted.reserveCapacity(rows: envelope.events.count, bytesPerRow: 384)
         var rejections: [(Int, String?, EventRejection)] = []
         for (index, event) in envelope.events.enumerated() {
-            switch EventValidator.event(event, envelope: envelope, receivedAt: receivedAt) {
+            let json = envelope.texts?.json(at: index) ?? event.serialized()
+            guard json.count <= EventValidator.maxEventBytes else { throw eventTooLarge(index, json.count) }
+            switch EventValidator.event(event, json: json, envelope: envelope, receivedAt: receivedAt) {
             case .success(let record):
-                guard record.json.count <= EventValidator.maxEventBytes else {
-                    throw eventTooLarge(index, record.json.count)
-                }
                 batch.accepted.append(record)
             case .failure(let rejection):
-                let json = event.serialized()
-                guard json.count <= EventValidator.maxEventBytes else { throw eventTooLarge(index, json.count) }
                 let eventID = event["eventID"]?.stringValue.map { String($0.prefix(64)) }
                 rejections.append((index, eventID, rejection))
                 batch.rejectedTypes.add(slot: EventTypeCounts.slot(of: event["type"]?.stringValue))

@@ -178,6 +178,39 @@ struct EventsEndpointTests {
         }
     }
 
+    /// Events are stored from the batch's own text (issue 14), which must not change what is stored: a batch
+    /// written by hand, with whitespace, newlines and escapes, is stored as the compact JSON of each event, one
+    /// NDJSON line each, and a rejected event's JSON is compact too.
+    @Test("an indented batch with escapes is stored as each event's compact JSON")
+    func indentedBatchIsStoredCompact() throws {
+        let fixture = try MockFixture.standard()
+        try fixture.withServer { server in
+            let event = SampleEvents.placementEvent(
+                "exposure", id: "e-A", extra: [("label", "Frühling\n\"quoted\"\t/")])
+            let rejected = SampleEvents.placementEvent("exposure", id: "bad", arm: "neither")
+            var text = String(decoding: EventsAPI.envelope([event, rejected]).prettySerialized(), as: UTF8.self)
+            // Escapes an SDK may write where the writer would not: \u0041 for "A", \u00fc for "ü", \/ for "/".
+            text = text.replacingOccurrences(of: #""e-A""#, with: #""e-\u0041""#)
+            text = text.replacingOccurrences(of: "ü", with: #"\u00fc"#)
+            text = text.replacingOccurrences(of: #"\t/""#, with: #"\t\/""#)
+            #expect(text.contains(#"\u0041"#) && text.contains(#"\u00fc"#) && text.contains(#"\/"#))
+            #expect(text.contains("\n  "))
+            let response = try EventsAPI.post(server.port, Array(text.utf8))
+            #expect(response.status == 200)
+            let answer = try JSONParser().parse(response.body)
+            #expect(answer["accepted"] == 1)
+            #expect(answer["rejected"]?.arrayValue?.count == 1)
+            let (status, _, body) = try EventExportTests.export(server.port, "/_mock/events/export?workspace=shop")
+            #expect(status == 200)
+            let lines = body.split(separator: 0x0A).map { Array($0) }
+            #expect(lines.count == 1)
+            // The stored text up to its closing brace, where the export adds the server's fields.
+            let compact = event.serialized()
+            #expect(lines.first.map { Array($0.prefix(compact.count - 1)) } == Array(compact.dropLast()))
+            #expect(try EventsAPI.rejected(server.port).first?["event"] == rejected)
+        }
+    }
+
     @Test("a gzip bomb of valid JSON (20 MB of spaces) is refused with 413 and the server stays healthy")
     func gzipBomb() throws {
         let fixture = try MockFixture.standard()
