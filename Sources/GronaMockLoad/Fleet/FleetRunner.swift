@@ -202,9 +202,10 @@ package final class FleetRunner {
         if let endpoint = completion.tag.endpoint {
             var failure: EndpointStatistics.TransportFailure?
             if case .failure(let reason) = completion.outcome { failure = reason }
-            statistics[endpoint].record(
-                status: completion.status, failure: failure, latencyNanoseconds: completion.latencyNanoseconds,
-                startLagNanoseconds: completion.startLagNanoseconds, isRetry: completion.tag.isRetry)
+            statistics.record(
+                endpoint, status: completion.status, failure: failure,
+                latencyNanoseconds: completion.latencyNanoseconds, startLagNanoseconds: completion.startLagNanoseconds,
+                isRetry: completion.tag.isRetry)
             intervalLatency.record(nanoseconds: completion.latencyNanoseconds)
         }
         let index = completion.tag.owner

@@ -49,4 +49,16 @@ package struct LoadStatistics: Sendable, Equatable {
         get { endpoints[endpoint] ?? EndpointStatistics() }
         set { endpoints[endpoint] = newValue }
     }
+
+    /// Counts one attempt of `endpoint` in place. Through the subscript, the get-then-set shared each histogram's
+    /// 188 KiB of counters with the copy it mutated, and so copied them for every answer (a tenth of the
+    /// generator's time at 45,000 events/s).
+    package mutating func record(
+        _ endpoint: LoadEndpoint, status: Int?, failure: EndpointStatistics.TransportFailure?,
+        latencyNanoseconds: UInt64, startLagNanoseconds: UInt64, isRetry: Bool
+    ) {
+        endpoints[endpoint, default: EndpointStatistics()].record(
+            status: status, failure: failure, latencyNanoseconds: latencyNanoseconds,
+            startLagNanoseconds: startLagNanoseconds, isRetry: isRetry)
+    }
 }
