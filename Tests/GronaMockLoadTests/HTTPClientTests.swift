@@ -89,6 +89,30 @@ import Testing
         #expect(failure == .connect)
     }
 
+    /// A request handed over 5 ms after it was due has a start lag of at least that, and no more than its
+    /// latency: answered, or failed as it was handed over (a refused connection ends in the same turn).
+    @Test func theStartLagRunsFromTheIntendedStartToTheHandOver() throws {
+        let server = try ScriptedServer([.send("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")])
+        let answering = try Self.client(server.port, backend: .platformDefault)
+        let refusedPort = try ScriptedServer([])
+        let port = refusedPort.port
+        refusedPort.stop()
+        let refusing = try Self.client(port, backend: .platformDefault)
+        for client in [answering, refusing] {
+            let due = MonotonicClock.now() - 5_000_000
+            let completion = client.exchange(
+                ClientRequest(
+                    tag: RequestTag(endpoint: .config), method: "GET", path: "/", host: client.host,
+                    intendedStart: due))
+            #expect(completion.intendedStart == due)
+            #expect(completion.submittedAt >= due + 5_000_000)
+            #expect(completion.finishedAt >= completion.submittedAt)
+            #expect(completion.startLagNanoseconds >= 5_000_000)
+            #expect(completion.startLagNanoseconds <= completion.latencyNanoseconds)
+        }
+        server.stop()
+    }
+
     @Test func garbageIsMalformed() throws {
         let server = try ScriptedServer([.sendAndClose("SMTP ready\r\n\r\n")])
         defer { server.stop() }

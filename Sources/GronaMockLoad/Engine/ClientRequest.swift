@@ -75,7 +75,8 @@ package struct ClientCompletion: Sendable {
     package var latencyNanoseconds: UInt64 { finishedAt >= intendedStart ? finishedAt - intendedStart : 0 }
 
     /// From the intended start to the hand-over to the client, never negative: the part of the latency the
-    /// generator itself added, by being busy or off its core when the request was due.
+    /// generator itself added before sending, by being busy or off its core when the request was due. (An
+    /// answer it reads late adds to the latency too, and is not in this figure.)
     package var startLagNanoseconds: UInt64 { submittedAt >= intendedStart ? submittedAt - intendedStart : 0 }
 
     package var status: Int? {

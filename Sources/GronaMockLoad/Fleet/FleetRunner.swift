@@ -101,7 +101,7 @@ package final class FleetRunner {
         let end = MonotonicClock.deadline(from: monotonicStart, after: settings.duration)
         var drainDeadline = UInt64.max
         var nextProgress = monotonicStart &+ 1_000_000_000
-        // One clock read per turn: the poll's, taken as its wait returns.
+        // One clock read per turn, the poll's, taken as its wait returns (and one per request handed over).
         var now = client.tick()
         while true {
             if !statistics.interrupted && stopRequested() {

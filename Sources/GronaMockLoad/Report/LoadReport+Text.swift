@@ -96,7 +96,7 @@ extension LoadReport {
         return table
     }
 
-    /// `start lag  p50 40µs, p99 1.20ms, max 6.10ms`: how late the generator handed requests to its client.
+    /// `start lag   p50 40µs, p99 1.20ms, max 6.10ms`: how late the generator handed requests to its client.
     private var startLagLine: String {
         let lag = statistics.http.startLag
         let figures = LoadReport.startLagStatistics.map { statistic in
@@ -104,7 +104,7 @@ extension LoadReport {
                 + (statistic.nanoseconds(in: lag).map { ReportFormat.latency(nanoseconds: $0) } ?? "-")
         }
         return Self.label("start lag") + figures.joined(separator: ", ")
-            + " (the generator's own share of the latencies above)"
+            + " (of the latencies above, the part before the generator handed each request over)"
     }
 
     private var statusLines: [String] {

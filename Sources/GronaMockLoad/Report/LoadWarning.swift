@@ -80,6 +80,11 @@ extension LoadReport {
         case .grantsRejected:
             guard counts.grantsRejected > 0 else { return nil }
             return "\(counts.grantsRejected) grants did not verify (signature, audience, times or customer)"
+        case .eventsUnconfirmed:
+            guard counts.eventsUnconfirmed > 0 else { return nil }
+            return "\(counts.eventsUnconfirmed) events were answered 200 without the contract's counts "
+                + "(accepted, duplicates, rejected; contract §7): counted as acknowledged, not as accepted; "
+                + "is the target a Grona service?"
         case .generatorLate:
             let all = counts.http
             guard all.startLag.count > 0 else { return nil }
@@ -89,12 +94,7 @@ extension LoadReport {
             else { return nil }
             return "the generator handed requests over late (start lag p99 \(ReportFormat.latency(nanoseconds: lag)) "
                 + "of the latency p99 \(ReportFormat.latency(nanoseconds: latency))): the latencies include its "
-                + "own delay; give it a core the target does not use, or lower --rate"
-        case .eventsUnconfirmed:
-            guard counts.eventsUnconfirmed > 0 else { return nil }
-            return "\(counts.eventsUnconfirmed) events were answered 200 without the contract's counts "
-                + "(accepted, duplicates, rejected; contract §7): counted as acknowledged, not as accepted; "
-                + "is the target a Grona service?"
+                + "own delay (at least that much); give it a core the target does not use, or lower --rate"
         case .interrupted:
             guard counts.interrupted else { return nil }
             return "the run was interrupted (Ctrl-C): the figures cover what ran until then"

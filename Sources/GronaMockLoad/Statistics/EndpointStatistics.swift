@@ -26,8 +26,9 @@ package struct EndpointStatistics: Sendable, Equatable {
     /// Latency of every attempt that ended, with a status or not, from its intended start (so that a stall of the
     /// generator or of the server is not hidden: coordinated omission).
     package private(set) var latency = LatencyHistogram()
-    /// How late each attempt was handed to the client, from the same intended start: the generator's own share
-    /// of `latency`. When it is large the latency says as much about the generator's machine as about the target.
+    /// How late each attempt was handed to the client, from the same intended start: the part of `latency` the
+    /// generator added before sending. When it is large the latency says as much about the generator's machine
+    /// as about the target.
     package private(set) var startLag = LatencyHistogram()
 
     package init() {}
@@ -39,7 +40,7 @@ package struct EndpointStatistics: Sendable, Equatable {
 
     /// Counts one attempt: `status` nil with `failure` when it got no answer.
     package mutating func record(
-        status: Int?, failure: TransportFailure? = nil, latencyNanoseconds: UInt64, startLagNanoseconds: UInt64 = 0,
+        status: Int?, failure: TransportFailure? = nil, latencyNanoseconds: UInt64, startLagNanoseconds: UInt64,
         isRetry: Bool
     ) {
         requests += 1

@@ -15,8 +15,14 @@ import Testing
         statistics.eventsAcknowledged = 500
         statistics.eventsAccepted = 500
         statistics.configsVerified = 20
-        for _ in 0..<10 { statistics[.events].record(status: 200, latencyNanoseconds: 1_000_000, isRetry: false) }
-        for _ in 0..<4 { statistics[.grants].record(status: 200, latencyNanoseconds: 1_000_000, isRetry: false) }
+        for _ in 0..<10 {
+            statistics[.events].record(
+                status: 200, latencyNanoseconds: 1_000_000, startLagNanoseconds: 0, isRetry: false)
+        }
+        for _ in 0..<4 {
+            statistics[.grants].record(
+                status: 200, latencyNanoseconds: 1_000_000, startLagNanoseconds: 0, isRetry: false)
+        }
         return statistics
     }
 
@@ -40,14 +46,18 @@ import Testing
             name: "wrong secret key",
             change: { statistics in
                 statistics[.grants] = EndpointStatistics()
-                for _ in 0..<12 { statistics[.grants].record(status: 401, latencyNanoseconds: 1, isRetry: false) }
+                for _ in 0..<12 {
+                    statistics[.grants].record(
+                        status: 401, latencyNanoseconds: 1, startLagNanoseconds: 0, isRetry: false)
+                }
             },
             code: .grantsFailed, says: "every grants request failed (401: 12); the service refused the secret key"),
         Row(
             name: "grants all timed out",
             change: { statistics in
                 statistics[.grants] = EndpointStatistics()
-                statistics[.grants].record(status: nil, failure: .timeout, latencyNanoseconds: 1, isRetry: false)
+                statistics[.grants].record(
+                    status: nil, failure: .timeout, latencyNanoseconds: 1, startLagNanoseconds: 0, isRetry: false)
             },
             code: .grantsFailed, says: "every grants request failed (timeout 1)"),
         Row(
@@ -56,8 +66,9 @@ import Testing
                 statistics.eventsAcknowledged = 0
                 statistics.eventsAccepted = 0
                 statistics[.events] = EndpointStatistics()
-                statistics[.events].record(status: nil, failure: .timeout, latencyNanoseconds: 1, isRetry: false)
-                statistics[.events].record(status: 503, latencyNanoseconds: 1, isRetry: true)
+                statistics[.events].record(
+                    status: nil, failure: .timeout, latencyNanoseconds: 1, startLagNanoseconds: 0, isRetry: false)
+                statistics[.events].record(status: 503, latencyNanoseconds: 1, startLagNanoseconds: 0, isRetry: true)
             },
             code: .nothingAcknowledged, says: "500 events were logged and none was acknowledged (503: 1, timeout 1)"),
         Row(
@@ -137,10 +148,12 @@ import Testing
         #expect(idle.warnings.isEmpty)
         let forbidden = Self.report {
             $0[.grants] = EndpointStatistics()
-            $0[.grants].record(status: 403, latencyNanoseconds: 1, isRetry: false)
+            $0[.grants].record(status: 403, latencyNanoseconds: 1, startLagNanoseconds: 0, isRetry: false)
         }
         #expect(forbidden.warnings.first?.message.contains("check --secret-key") == true)
-        let mixed = Self.report { $0[.grants].record(status: 401, latencyNanoseconds: 1, isRetry: false) }
+        let mixed = Self.report {
+            $0[.grants].record(status: 401, latencyNanoseconds: 1, startLagNanoseconds: 0, isRetry: false)
+        }
         #expect(mixed.warnings.isEmpty, "some grants succeeded")
     }
 

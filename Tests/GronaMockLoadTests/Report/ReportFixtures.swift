@@ -12,7 +12,7 @@ enum ReportFixtures {
         var statistics = LoadStatistics()
         for index in 0..<100 {
             statistics[.config].record(
-                status: index < 90 ? 200 : 304, latencyNanoseconds: 1_000_000, isRetry: false)
+                status: index < 90 ? 200 : 304, latencyNanoseconds: 1_000_000, startLagNanoseconds: 0, isRetry: false)
         }
         for index in 1...200 {
             let latency = UInt64(index) * 100_000
