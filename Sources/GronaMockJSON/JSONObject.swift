@@ -86,9 +86,10 @@ public struct JSONObject: Sendable, Equatable, RandomAccessCollection, Expressib
         guard lhs.utf8.count == rhs.utf8.count, lhs == rhs else { return false }
         // In place (a short string on the stack): the UTF-8 views' generic comparison cost as much as all the
         // rest of a lookup.
-        let same = lhs.utf8.withContiguousStorageIfAvailable { left in
+        let inPlace = lhs.utf8.withContiguousStorageIfAvailable { left in
             rhs.utf8.withContiguousStorageIfAvailable { right in left.elementsEqual(right) }
         }
-        return (same ?? nil) ?? lhs.utf8.elementsEqual(rhs.utf8)
+        if let inPlace, let same = inPlace { return same }
+        return lhs.utf8.elementsEqual(rhs.utf8)
     }
 }

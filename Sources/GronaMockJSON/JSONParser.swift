@@ -44,12 +44,12 @@ public struct JSONParser: Sendable {
         _ bytes: [UInt8], keepingTextOf member: String
     ) throws(JSONParseError) -> (value: JSONValue, elements: [Range<Int>]) {
         let result = bytes.withUnsafeBufferPointer { buffer in
-            var reader = JSONReader(buffer, maximumDepth: maximumDepth)
-            reader.capturedMember = member
-            return Result { () throws(JSONParseError) in (try reader.parseDocument(), reader.capturedRanges) }
+            var reader = JSONReader(buffer, maximumDepth: maximumDepth, keepingTextOf: member)
+            return Result { () throws(JSONParseError) -> (value: JSONValue, elements: [Range<Int>]) in
+                (try reader.parseDocument(), reader.capturedRanges)
+            }
         }
-        let (value, elements) = try result.get()
-        return (value, elements)
+        return try result.get()
     }
 
     /// Returns a Result because the buffer accessors' closures are not typed-throwing.

@@ -41,11 +41,20 @@ struct JSONReader {
     private var values: [JSONValue] = []
     private var keys: [String] = []
 
-    /// The root object's member whose array elements' byte ranges are recorded (`JSONParser.parse(_:keepingTextOf:)`),
-    /// the frame of that array once it is open, where the element being read started, and the ranges so far.
-    var capturedMember: String?
-    private var capturedFrame: Int?
-    private var elementStart = 0
+    /// Keeping the byte range of each element of one array: the root object's member of a given name
+    /// (`JSONParser.parse(_:keepingTextOf:)`). That array, once open, is the only frame at depth 2.
+    private enum ElementCapture {
+        case off
+        /// The member's array has not been opened yet.
+        case waiting(member: String)
+        /// Inside the array: where the element being read started.
+        case inside(elementStart: Int)
+        /// The array was closed: a later array at depth 2 is another member's.
+        case done
+    }
+
+    private var capture: ElementCapture
+    /// The elements' ranges so far, in order.
     private(set) var capturedRanges: [Range<Int>] = []
 
     // Shared with the extensions in the other files: the input, the position in it, the string scratch.
@@ -54,9 +63,10 @@ struct JSONReader {
     /// Decoded bytes of a string with escapes, reused across strings.
     var scratch: [UInt8] = []
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
+    init(_ bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, keepingTextOf member: String? = nil) {
         self.bytes = bytes
         self.maximumDepth = maximumDepth
+        capture = member.map { .waiting(member: $0) } ?? .off
     }
 
     // MARK: - Structure
@@ -79,7 +89,7 @@ struct JSONReader {
     /// value to the innermost open container and closes containers until one expects another element.
     private mutating func parseValue() throws(JSONParseError) -> JSONValue {
         parsing: while true {
-            if frames.count - 1 == capturedFrame { elementStart = index }
+            if frames.count == 2, case .inside = capture { capture = .inside(elementStart: index) }
             var value: JSONValue
             // NUL stands for the end of the input: neither can start a value, and parseLiteral tells them apart.
             switch index < bytes.count ? bytes[index] : 0 {
@@ -103,10 +113,10 @@ struct JSONReader {
                     index += 1
                     value = .array([])
                 } else {
-                    if let capturedMember, frames.count == 1, frames[0].isObject, capturedFrame == nil,
-                        let key = keys.last, JSONObject.sameKey(key, capturedMember)
+                    if frames.count == 1, frames[0].isObject, case .waiting(let member) = capture,
+                        let key = keys.last, JSONObject.sameKey(key, member)
                     {
-                        capturedFrame = 1
+                        capture = .inside(elementStart: index)
                     }
                     frames.append(Frame(isObject: false, valueStart: values.count, keyStart: keys.count))
                     continue parsing
@@ -122,7 +132,7 @@ struct JSONReader {
             // Only the flag is copied out: a copy of the frame would share its key set and make every insert
             // into it copy the whole set.
             while let isObject = frames.last?.isObject {
-                if frames.count - 1 == capturedFrame { capturedRanges.append(elementStart..<index) }
+                if frames.count == 2, case .inside(let start) = capture { capturedRanges.append(start..<index) }
                 values.append(value)
                 skipWhitespace()
                 let next = byte(at: index)
@@ -198,8 +208,7 @@ struct JSONReader {
     }
 
     private mutating func closeArray() -> [JSONValue] {
-        // A later array at the same depth is another member's.
-        if frames.count - 1 == capturedFrame { capturedFrame = nil }
+        if frames.count == 2, case .inside = capture { capture = .done }
         let frame = frames.removeLast()
         let elements = Array(values[frame.valueStart...])
         values.removeSubrange(frame.valueStart...)

@@ -41,7 +41,7 @@ extension JSONWriter {
     }
 
     /// `writeCompacting` of `text[range]` into a new array.
-    public static func compacted(_ text: [UInt8], _ range: Range<Int>) -> [UInt8] {
+    public static func compacted(_ text: [UInt8], range: Range<Int>) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(range.count)
         text.withUnsafeBufferPointer { buffer in

@@ -38,15 +38,17 @@ func eventValidatorFuzz(_ input: [UInt8]) {
         return
     }
 
+    // As the route reads it: with each event's text kept, so the events are stored from it.
     let document: JSONValue
+    let ranges: [Range<Int>]
     do {
-        document = try JSONParser().parse(body)
+        (document, ranges) = try JSONParser().parse(body, keepingTextOf: "events")
     } catch {
         return  // 400 malformed_json; the json target checks the parser
     }
 
     let expectedEnvelope = EventsFuzz.envelopeIsValid(document)
-    let envelope: EventValidator.Envelope
+    var envelope: EventValidator.Envelope
     do {
         envelope = try EventValidator.envelope(document)
     } catch {
@@ -64,6 +66,8 @@ func eventValidatorFuzz(_ input: [UInt8]) {
         return
     }
     Fuzz.require(expectedEnvelope == true, "accepted an invalid envelope: \(Fuzz.show(document))")
+    envelope.texts = EventTexts(body: body, ranges: ranges, count: envelope.events.count)
+    Fuzz.require(envelope.texts != nil, "no kept text for an accepted envelope's events")
     Fuzz.require(envelope.events.count <= EventValidator.maxEvents, "accepted more than 500 events")
     Fuzz.require(envelope.sentAt > 0 && MockTime.range.contains(envelope.sentAt), "sentAt \(envelope.sentAt)")
     Fuzz.require(!envelope.workspaceKey.isEmpty, "accepted an empty workspaceKey")

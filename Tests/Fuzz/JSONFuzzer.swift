@@ -124,6 +124,23 @@ enum JSONFuzz {
         }
 
         let compact = value.serialized()
+        // What the events route stores (issue 14): the accepted text compacted in place, and the kept text of
+        // each element of the root's `events`, are exactly what writing the values gives.
+        Fuzz.require(
+            JSONWriter.compacted(input, range: 0..<input.count) == compact,
+            "compacting the text is not writing its value: \(Fuzz.show(compact))")
+        if let (kept, ranges) = try? JSONParser().parse(input, keepingTextOf: "events") {
+            Fuzz.require(kept == value, "keeping the events' text read another value")
+            let events = value.objectValue?["events"]?.arrayValue ?? []
+            Fuzz.require(ranges.count == events.count, "\(ranges.count) ranges kept for \(events.count) events")
+            for (range, event) in zip(ranges, events) {
+                Fuzz.require(
+                    JSONWriter.compacted(input, range: range) == event.serialized(),
+                    "an event's kept text is not the event: \(Fuzz.show(event))")
+            }
+        } else {
+            Fuzz.fail("keeping the events' text refused a document the parser accepts")
+        }
         switch parse(compact, maximumDepth: JSONParser.defaultMaximumDepth) {
         case .success(let again):
             Fuzz.require(again == value, "written and read again, the value changed: \(Fuzz.show(compact))")

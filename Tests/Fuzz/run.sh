@@ -76,6 +76,9 @@ build_binary() {
         elif [ "$(basename "$dir")" = GronaMockTesting ]; then
             # The test kit needs SwiftPM's resource bundle (Bundle.module) and no target calls it.
             continue
+        elif [ "$(basename "$dir")" = GronaMockDashboardPlugin ]; then
+            # SwiftPM's build plugin (it imports PackagePlugin); what it generates is made below instead.
+            continue
         elif [ "$(basename "$dir")" = GronaMockPostgres ]; then
             # No target fuzzes the PostgreSQL backend, which would need libpq linked and a server; its names
             # (its own `Schema`) would also clash with the SQLite backend's in one module.
@@ -88,7 +91,9 @@ build_binary() {
     local files stamp
     files="$( (for module in "${modules[@]}"; do find "$sources/$module" -name '*.swift'; done
         find "$fuzz_dir" -maxdepth 1 -name '*.swift') | LC_ALL=C sort)"
-    stamp="$( (echo "$sources ${modules[*]}"; echo "$files" | xargs stat -c '%n %s %Y'; stat -c '%s %Y' "$0") |
+    local assets="$sources/GronaMock/Dashboard/Assets"
+    stamp="$( (echo "$sources ${modules[*]}"; echo "$files" | xargs stat -c '%n %s %Y'; stat -c '%s %Y' "$0"
+        find "$assets" "$sources/GronaMockEmbedAssets" -type f | LC_ALL=C sort | xargs stat -c '%n %s %Y') |
         sha1sum | cut -d' ' -f1)"
     if [ -x "$binary" ] && [ "$(cat "$build/grona-fuzz.stamp" 2>/dev/null)" = "$stamp" ]; then
         return
@@ -106,6 +111,12 @@ build_binary() {
         sed -E "s/^(@_exported +|@testable +)?import +($merged)[[:space:]]*\$//" "$file" >"$copy"
         copies+=("$copy")
     done <<<"$files"
+    # The dashboard's files as one Swift file, as the package's build plugin embeds them in GronaMock.
+    local embedded="$build/src/GronaMock/DashboardAssets+Files.swift"
+    swiftc -O -swift-version 6 "$sources/GronaMockEmbedAssets/main.swift" -o "$build/embed-assets"
+    (cd "$assets" && find . -maxdepth 1 -type f ! -name '.*' -printf '%f\n' | LC_ALL=C sort) |
+        xargs "$build/embed-assets" "$embedded" "$assets"
+    copies+=("$embedded")
     # -swift-version 6 as Package.swift; -package-name for the `package` declarations; lld because the
     # default gold prints a hundred harmless "Cannot export local symbol '__asan_...'" warnings.
     swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name GronaFuzz \

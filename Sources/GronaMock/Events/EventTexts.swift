@@ -17,6 +17,6 @@ struct EventTexts {
 
     /// The compact JSON of the event at `index` of the batch.
     func json(at index: Int) -> [UInt8] {
-        JSONWriter.compacted(body, ranges[index])
+        JSONWriter.compacted(body, range: ranges[index])
     }
 }

@@ -21,14 +21,14 @@ struct JSONCompactingTests {
     func compactingIsSerializing(_ text: String) throws {
         let bytes = Array(text.utf8)
         let value = try JSONParser().parse(bytes)
-        #expect(JSONWriter.compacted(bytes, 0..<bytes.count) == value.serialized())
+        #expect(JSONWriter.compacted(bytes, range: 0..<bytes.count) == value.serialized())
     }
 
     @Test("a range past the text is clamped, and an empty one gives nothing")
     func outOfRange() {
         let bytes = Array("[1, 2]".utf8)
-        #expect(JSONWriter.compacted(bytes, 0..<100) == Array("[1,2]".utf8))
-        #expect(JSONWriter.compacted(bytes, 3..<3) == [])
+        #expect(JSONWriter.compacted(bytes, range: 0..<100) == Array("[1,2]".utf8))
+        #expect(JSONWriter.compacted(bytes, range: 3..<3) == [])
     }
 
     /// The `events` of the root object only: with its whitespace around each element left out.

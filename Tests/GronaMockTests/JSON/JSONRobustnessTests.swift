@@ -46,13 +46,13 @@ struct JSONRobustnessTests {
             #expect(try JSONParser(maximumDepth: 16).parse(value.prettySerialized()) == value)
             #expect(try JSONParser(maximumDepth: 16).parse(compact).serialized() == compact)
             // The text compacted in place is the value written again, and the kept elements are the array's.
-            #expect(JSONWriter.compacted(input, 0..<input.count) == compact)
+            #expect(JSONWriter.compacted(input, range: 0..<input.count) == compact)
             let (kept, elements) = try JSONParser(maximumDepth: 16).parse(input, keepingTextOf: "events")
             #expect(kept == value)
             let events = value.objectValue?["events"]?.arrayValue ?? []
             #expect(elements.count == events.count)
             for (range, event) in zip(elements, events) {
-                #expect(JSONWriter.compacted(input, range) == event.serialized())
+                #expect(JSONWriter.compacted(input, range: range) == event.serialized())
             }
         } catch {
             #expect((0...input.count).contains(error.offset), "\(error) in \(input)")
