@@ -432,7 +432,8 @@ half_run() {
     HALF_P99[$label]="$(json_figure "$report" 'r["endpoints"]["events"]["latencyMs"]["p99"]')"
     HALF_P999[$label]="$(json_figure "$report" 'r["endpoints"]["events"]["latencyMs"]["p99_9"]')"
     HALF_MAX[$label]="$(json_figure "$report" 'r["endpoints"]["events"]["latencyMs"]["max"]')"
-    HALF_LAG[$label]="$(json_figure "$report" 'r["endpoints"]["events"]["startLagMs"]["p99"]')"
+    # A report of a build from before the start lag (GRONA_BIN, for a before/after) has none: left empty.
+    HALF_LAG[$label]="$(json_figure "$report" 'r["endpoints"]["events"].get("startLagMs", {}).get("p99")')"
     local errors dropped
     errors="$(json_figure "$report" 'r["http"]["errors"]')"
     dropped="$(json_figure "$report" 'r["visits"]["dropped"]')"
@@ -489,9 +490,13 @@ measure_half_load() {
         half_run fleet "$(awk -v p="$FLEET_PEAK" 'BEGIN { printf "%.0f", p / 2 }')"
         p99s+=("${HALF_P99[fleet]}")
         events+=("${HALF_EVENTS_S[fleet]}")
-        lags+=("${HALF_LAG[fleet]}")
+        lags+=("${HALF_LAG[fleet]:--}")
     done
     HALF_LAG_ROUNDS="${lags[*]}"
+    # The start lag printed beside the median p99 is that same round's.
+    for ((round = 0; round < HALF_ROUNDS; round++)); do
+        if [[ "${p99s[$round]}" == "$(median "${p99s[@]}")" ]]; then HALF_LAG[fleet]="${lags[$round]}"; fi
+    done
     # The round whose p99 is the median stands for all (its other figures are printed with it).
     HALF_P99_ROUNDS="${p99s[*]}"
     HALF_P99[fleet]="$(median "${p99s[@]}")"
@@ -580,7 +585,8 @@ report() {
     echo "half load: wrk = half the peak of batch 50 above; fleet = half the fleet's own peak, $FLEET_PEAK events/s" \
         "(its varied events insert all over the indexes, where wrk's insert in order); fleet figures are the" \
         "medians of $HALF_ROUNDS runs, p99 per run: $HALF_P99_ROUNDS ms (p50, p99.9 and max from the last run);" \
-        "the generator's start lag p99 per run (its own share of each p99, on the same cores): $HALF_LAG_ROUNDS ms"
+        "the generator's start lag p99 per run (the part of each p99 before it handed requests over, on the same" \
+        "cores): $HALF_LAG_ROUNDS ms"
 }
 
 # The binary to measure: GRONA_BIN as given (another build, for a before/after), or the release build of this tree.
