@@ -73,6 +73,7 @@ HALF_INSTALLS="${HALF_INSTALLS:-500}"
 HALF_ROUNDS="${HALF_ROUNDS:-3}"
 HALF_P99_ROUNDS=""
 HALF_LAG_ROUNDS=""
+HALF_ANSWER_LAG_ROUNDS=""
 SKIP_HALF="${SKIP_HALF:-0}"
 SWEEP="${SWEEP:-0}"
 
@@ -85,7 +86,7 @@ declare -A PEAK_EVENTS_S=() PEAK_RATIO=()
 # Filled in by the half-load runs, per label (wrk, fleet).
 declare -A HALF_TARGET=() HALF_RATE=() HALF_EVENTS_S=() HALF_P50=() HALF_P99=() HALF_P999=() HALF_MAX=() HALF_NOTE=()
 # The generator's own start lag p99 (from each batch's intended start to its hand-over): its share of the p99.
-declare -A HALF_LAG=()
+declare -A HALF_LAG=() HALF_ANSWER_LAG=()
 PER_VISIT=""
 FLEET_PEAK=""
 # Set by plain_insert_rate.
@@ -434,6 +435,7 @@ half_run() {
     HALF_MAX[$label]="$(json_figure "$report" 'r["endpoints"]["events"]["latencyMs"]["max"]')"
     # A report of a build from before the start lag (GRONA_BIN, for a before/after) has none: left empty.
     HALF_LAG[$label]="$(json_figure "$report" 'r["endpoints"]["events"].get("startLagMs", {}).get("p99")')"
+    HALF_ANSWER_LAG[$label]="$(json_figure "$report" 'r["endpoints"]["events"].get("answerLagMs", {}).get("p99")')"
     local errors dropped
     errors="$(json_figure "$report" 'r["http"]["errors"]')"
     dropped="$(json_figure "$report" 'r["visits"]["dropped"]')"
@@ -441,7 +443,8 @@ half_run() {
     [[ "$errors" == 0 ]] || HALF_NOTE[$label]="$errors failed requests"
     [[ "$dropped" == 0 ]] || HALF_NOTE[$label]="${HALF_NOTE[$label]:+${HALF_NOTE[$label]}; }$dropped visits dropped"
     log "   $label: ${HALF_EVENTS_S[$label]} events/s acknowledged (asked $target); events p50 ${HALF_P50[$label]}ms" \
-        "p99 ${HALF_P99[$label]}ms max ${HALF_MAX[$label]}ms (generator start lag p99 ${HALF_LAG[$label]}ms);" \
+        "p99 ${HALF_P99[$label]}ms max ${HALF_MAX[$label]}ms (generator start lag p99 ${HALF_LAG[$label]}ms," \
+        "answer lag p99 ${HALF_ANSWER_LAG[$label]}ms);" \
         "$errors failed requests, $dropped visits dropped;" \
         "load average $(load_average)"
 }
@@ -485,17 +488,22 @@ measure_half_load() {
     remove_database "$WORK/events-rehearsal.sqlite"
     PER_VISIT="$(json_figure "$rehearsal" 'r["events"]["perSecond"] / r["run"]["rate"]')"
     log "   rehearsal at half the fleet's peak: $PER_VISIT events per visit"
-    local round p99s=() events=() lags=()
+    local round p99s=() events=() lags=() answer_lags=()
     for ((round = 1; round <= HALF_ROUNDS; round++)); do
         half_run fleet "$(awk -v p="$FLEET_PEAK" 'BEGIN { printf "%.0f", p / 2 }')"
         p99s+=("${HALF_P99[fleet]}")
         events+=("${HALF_EVENTS_S[fleet]}")
         lags+=("${HALF_LAG[fleet]:--}")
+        answer_lags+=("${HALF_ANSWER_LAG[fleet]:--}")
     done
     HALF_LAG_ROUNDS="${lags[*]}"
+    HALF_ANSWER_LAG_ROUNDS="${answer_lags[*]}"
     # The start lag printed beside the median p99 is that same round's.
     for ((round = 0; round < HALF_ROUNDS; round++)); do
-        if [[ "${p99s[$round]}" == "$(median "${p99s[@]}")" ]]; then HALF_LAG[fleet]="${lags[$round]}"; fi
+        if [[ "${p99s[$round]}" == "$(median "${p99s[@]}")" ]]; then
+            HALF_LAG[fleet]="${lags[$round]}"
+            HALF_ANSWER_LAG[fleet]="${answer_lags[$round]}"
+        fi
     done
     # The round whose p99 is the median stands for all (its other figures are printed with it).
     HALF_P99_ROUNDS="${p99s[*]}"
@@ -576,7 +584,8 @@ report() {
     for label in wrk fleet; do
         echo "half load ($label): ${HALF_EVENTS_S[$label]} events/s acknowledged (asked ${HALF_TARGET[$label]}," \
             "${HALF_RATE[$label]} visits/s); events p50 ${HALF_P50[$label]}ms, p99 ${HALF_P99[$label]}ms," \
-            "p99.9 ${HALF_P999[$label]}ms, max ${HALF_MAX[$label]}ms; generator start lag p99 ${HALF_LAG[$label]}ms"
+            "p99.9 ${HALF_P999[$label]}ms, max ${HALF_MAX[$label]}ms; generator start lag p99 ${HALF_LAG[$label]}ms," \
+            "answer lag p99 ${HALF_ANSWER_LAG[$label]:-}ms"
         verdict="PASS"
         awk -v p="${HALF_P99[$label]}" -v t="$HALF_P99_TARGET_MS" 'BEGIN { exit !(p + 0 < t) }' || verdict="BELOW TARGET"
         [[ -z "${HALF_NOTE[$label]}" ]] || verdict="BELOW TARGET (${HALF_NOTE[$label]})"
@@ -585,8 +594,8 @@ report() {
     echo "half load: wrk = half the peak of batch 50 above; fleet = half the fleet's own peak, $FLEET_PEAK events/s" \
         "(its varied events insert all over the indexes, where wrk's insert in order); fleet figures are the" \
         "medians of $HALF_ROUNDS runs, p99 per run: $HALF_P99_ROUNDS ms (p50, p99.9 and max from the last run);" \
-        "the generator's start lag p99 per run (the part of each p99 before it handed requests over, on the same" \
-        "cores): $HALF_LAG_ROUNDS ms"
+        "the generator's start and answer lag p99 per run (the parts of each p99 before it handed requests over and" \
+        "after answers arrived, on the same cores): $HALF_LAG_ROUNDS ms; $HALF_ANSWER_LAG_ROUNDS ms"
 }
 
 # The binary to measure: GRONA_BIN as given (another build, for a before/after), or the release build of this tree.

@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <limits.h>
 #include <sys/resource.h>
+#include <sys/uio.h>
+#include <string.h>
 
 extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
 extern int pthread_setname_np(pthread_t thread, const char *name);
@@ -54,6 +56,36 @@ extern int ppoll(struct pollfd *descriptors, nfds_t count, const struct timespec
 static inline int grona_poll_nanoseconds(struct pollfd *descriptors, nfds_t count, long long nanoseconds) {
     struct timespec timeout = { (time_t)(nanoseconds / 1000000000LL), (long)(nanoseconds % 1000000000LL) };
     return ppoll(descriptors, count, &timeout, NULL);
+}
+
+/// Asks the kernel to stamp each packet a socket receives (socket(7), SO_TIMESTAMPNS).
+static inline int grona_enable_receive_timestamps(int fd) {
+    int on = 1;
+    return setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
+}
+
+/// recv, and in `arrival` the kernel's stamp (CLOCK_REALTIME nanoseconds) of the last data read: for TCP the
+/// packet that brought it (tcp(7)). 0 when the read carried no stamp (none asked, or nothing read).
+static inline long grona_receive_stamped(int fd, void *buffer, unsigned long length, long long *arrival) {
+    char control[CMSG_SPACE(sizeof(struct timespec))];
+    struct iovec vector = { buffer, length };
+    struct msghdr message;
+    memset(&message, 0, sizeof message);
+    message.msg_iov = &vector;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    *arrival = 0;
+    long count = recvmsg(fd, &message, 0);
+    if (count <= 0) return count;
+    for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header != NULL; header = CMSG_NXTHDR(&message, header)) {
+        if (header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_TIMESTAMPNS) {
+            struct timespec stamp;
+            memcpy(&stamp, CMSG_DATA(header), sizeof stamp);
+            *arrival = (long long)stamp.tv_sec * 1000000000LL + stamp.tv_nsec;
+        }
+    }
+    return count;
 }
 #endif
 #endif

@@ -163,6 +163,34 @@ package enum Socket {
         return count
     }
 
+    /// `receive`, and when the kernel took in the last bytes read, as CLOCK_REALTIME nanoseconds (`arrival`; 0
+    /// when the read carried no stamp). Stamps come only after `enableReceiveTimestamps`, and only on Linux.
+    package static func receive(
+        _ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, arrival: inout Int64
+    ) throws(SystemError) -> Int? {
+        #if canImport(Glibc)
+        var stamp: Int64 = 0
+        let count = grona_receive_stamped(fd, buffer.baseAddress, UInt(buffer.count), &stamp)
+        arrival = stamp
+        guard count >= 0 else {
+            let error = lastErrno()
+            if error == EAGAIN || error == EWOULDBLOCK || error == EINTR { return nil }
+            throw SystemError("recvmsg", errno: error)
+        }
+        return count
+        #else
+        arrival = 0
+        return try receive(fd, into: buffer)
+        #endif
+    }
+
+    /// Asks for the kernel's receive stamps on `fd` (Linux only; best effort: without them `arrival` stays 0).
+    package static func enableReceiveTimestamps(_ fd: Int32) {
+        #if canImport(Glibc)
+        _ = grona_enable_receive_timestamps(fd)
+        #endif
+    }
+
     /// Best-effort write of a short canned answer to a socket about to be closed (refusals, errors).
     static func sendNow(_ fd: Int32, _ bytes: [UInt8]) {
         bytes.withUnsafeBytes { raw in

@@ -1,7 +1,14 @@
+import Foundation
 import GronaMockHTTP
 import Testing
 
 @testable import GronaMockLoad
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The load client against servers that answer in each framing, close in the middle of an answer, or never
 /// answer; on every poller backend.
@@ -111,6 +118,36 @@ import Testing
             #expect(completion.startLagNanoseconds <= completion.latencyNanoseconds)
         }
         server.stop()
+    }
+
+    /// An answer that is in the socket before the client's loop wakes has waited there: its answer lag, from the
+    /// kernel's receive stamp, is above 0 and part of its latency. The server answers as it accepts, before the
+    /// request is even sent, and the test polls only once that answer is written.
+    @Test(.enabled(if: HTTPClient.stampsAnswers))
+    func anAnswerThatWaitedHasAnAnswerLag() throws {
+        let listener = try LoopbackListener(backlog: 4)
+        let written = DispatchSemaphore(value: 0)
+        listener.start { fd in
+            let answer = Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8)
+            _ = answer.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            written.signal()
+            var byte: UInt8 = 0
+            while read(fd, &byte, 1) > 0 {}
+            close(fd)
+        }
+        defer { listener.stop() }
+        let client = try Self.client(listener.port, backend: .platformDefault)
+        client.submit(
+            ClientRequest(
+                tag: RequestTag(endpoint: .config), method: "GET", path: "/", host: client.host,
+                intendedStart: MonotonicClock.now()))
+        #expect(written.wait(timeout: .now() + 5) == .success)
+        var completion: ClientCompletion?
+        while completion == nil { client.poll(timeoutMilliseconds: 50) { completion = $0 } }
+        let answered = try #require(completion)
+        #expect(Self.body(answered) == "ok")
+        #expect(answered.answerLagNanoseconds > 0)
+        #expect(answered.answerLagNanoseconds <= answered.latencyNanoseconds)
     }
 
     @Test func garbageIsMalformed() throws {

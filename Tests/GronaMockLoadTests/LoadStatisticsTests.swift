@@ -15,10 +15,10 @@ import Testing
         for (endpoint, status, failure, latency, lag, retry) in attempts {
             inPlace.record(
                 endpoint, status: status, failure: failure, latencyNanoseconds: latency, startLagNanoseconds: lag,
-                isRetry: retry)
+                answerLagNanoseconds: 0, isRetry: retry)
             viaSubscript[endpoint].record(
                 status: status, failure: failure, latencyNanoseconds: latency, startLagNanoseconds: lag,
-                isRetry: retry)
+                answerLagNanoseconds: 0, isRetry: retry)
         }
         #expect(inPlace == viaSubscript)
         #expect(inPlace[.events].requests == 2)

@@ -10,6 +10,8 @@ final class ClientConnection {
     var request: ClientRequest?
     /// Bytes of `request` written so far.
     var sent = 0
+    /// The kernel's stamp (system clock nanoseconds) of the last bytes read for the answer; 0 without one.
+    var arrival: Int64 = 0
     var deadline: UInt64 = .max
     var interest: Poller.Interest = []
     /// The unparsed tail of earlier reads (a head or chunk line split across reads).
@@ -35,6 +37,7 @@ final class ClientConnection {
         self.request = request
         self.deadline = deadline
         sent = 0
+        arrival = 0
         parser.reset()
     }
 

@@ -69,6 +69,9 @@ package struct ClientCompletion: Sendable {
     package var intendedStart: UInt64
     package var submittedAt: UInt64 = 0
     package var finishedAt: UInt64
+    /// How long the answer waited, arrived, before the generator woke to read it (0 without the kernel's
+    /// receive stamps): the generator's delay after the answer, as `startLagNanoseconds` is before the request.
+    package var answerLagNanoseconds: UInt64 = 0
     package var outcome: Outcome
 
     /// From the intended start to the end, never negative.

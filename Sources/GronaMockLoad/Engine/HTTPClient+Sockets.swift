@@ -27,8 +27,9 @@ extension HTTPClient {
         while connection.fd >= 0 && reads < Self.readsPerWakeup {
             reads += 1
             let count: Int?
+            var arrival: Int64 = 0
             do {
-                count = try Socket.receive(connection.fd, into: scratch)
+                count = try Socket.receive(connection.fd, into: scratch, arrival: &arrival)
             } catch {
                 perform(connection.state.connectionEnded(), on: connection)
                 return
@@ -39,6 +40,7 @@ extension HTTPClient {
                 perform(connection.state.connectionEnded(answerComplete: whole), on: connection)
                 return
             }
+            if arrival > 0 { connection.arrival = arrival }
             guard connection.state.carriesRequest else {
                 // Bytes nobody asked for on an idle connection: it cannot be trusted with the next request.
                 perform(connection.state.malformedResponse(), on: connection)

@@ -182,6 +182,7 @@ package final class HTTPClient {
             connection = connections[slot]
         }
         connection.reopen(fd: fd)
+        Socket.enableReceiveTimestamps(fd)
         do {
             try poller.register(fd, token: UInt64(slot + 1), interest: [.read, .write])
         } catch {
@@ -208,7 +209,9 @@ package final class HTTPClient {
             setInterest(connection, .read)
         case .deliver(let keepAlive):
             if let request = connection.request {
-                finish(request, .response(connection.parser.head, body: connection.parser.body))
+                finish(
+                    request, .response(connection.parser.head, body: connection.parser.body),
+                    answerLag: answerLag(connection))
             }
             connection.endRequest()
             if keepAlive {
@@ -247,13 +250,37 @@ package final class HTTPClient {
         if let next = queue.pop() { open(for: next, now: now) }
     }
 
-    private func finish(_ request: ClientRequest, _ outcome: ClientCompletion.Outcome) {
+    private func finish(_ request: ClientRequest, _ outcome: ClientCompletion.Outcome, answerLag: UInt64 = 0) {
         inFlight -= 1
         completions.append(
             ClientCompletion(
                 tag: request.tag, intendedStart: request.intendedStart, submittedAt: request.submittedAt,
                 // A request that failed as it was submitted ends on this turn's clock, read before it was.
-                finishedAt: max(now, request.submittedAt), outcome: outcome))
+                finishedAt: max(now, request.submittedAt), answerLagNanoseconds: answerLag, outcome: outcome))
+    }
+
+    /// How long the whole answer waited in the socket before the loop woke to read it: from the kernel's stamp
+    /// of its last bytes to `now`, the clock read as the wait returned. The stamp is on the system clock and
+    /// `now` on the monotonic one; the two read back to back give the offset. 0 without a stamp (not Linux), or
+    /// when the clocks disagree (the system clock stepped).
+    /// Whether answers carry the kernel's receive stamps here, and so an answer lag (SO_TIMESTAMPNS, Linux).
+    package static var stampsAnswers: Bool {
+        #if os(Linux)
+        true
+        #else
+        false
+        #endif
+    }
+
+    private func answerLag(_ connection: ClientConnection) -> UInt64 {
+        guard connection.arrival > 0 else { return 0 }
+        let realtime = WallClock.nanoseconds()
+        let monotonic = MonotonicClock.now()
+        guard realtime >= connection.arrival else { return 0 }
+        let sinceArrival = UInt64(realtime - connection.arrival)
+        guard monotonic >= sinceArrival else { return 0 }
+        let arrivedAt = monotonic - sinceArrival
+        return now > arrivedAt ? now - arrivedAt : 0
     }
 
     func setInterest(_ connection: ClientConnection, _ interest: Poller.Interest) {

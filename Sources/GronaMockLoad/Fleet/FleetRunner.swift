@@ -205,7 +205,7 @@ package final class FleetRunner {
             statistics.record(
                 endpoint, status: completion.status, failure: failure,
                 latencyNanoseconds: completion.latencyNanoseconds, startLagNanoseconds: completion.startLagNanoseconds,
-                isRetry: completion.tag.isRetry)
+                answerLagNanoseconds: completion.answerLagNanoseconds, isRetry: completion.tag.isRetry)
             intervalLatency.record(nanoseconds: completion.latencyNanoseconds)
         }
         let index = completion.tag.owner

@@ -11,4 +11,11 @@ enum WallClock {
         clock_gettime(CLOCK_REALTIME, &spec)
         return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
     }
+
+    /// Unix epoch nanoseconds: the clock of the kernel's receive stamps (SO_TIMESTAMPNS).
+    static func nanoseconds() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
+    }
 }

@@ -68,11 +68,6 @@ extension LoadReport {
             let milliseconds = statistic.nanoseconds(in: endpoint.latency).map { $0 / 1_000_000 }
             latency.set(statistic.jsonKey, milliseconds.map { Self.number($0) } ?? .null)
         }
-        var startLag = JSONObject()
-        for statistic in LoadReport.startLagStatistics {
-            let milliseconds = statistic.nanoseconds(in: endpoint.startLag).map { $0 / 1_000_000 }
-            startLag.set(statistic.jsonKey, milliseconds.map { Self.number($0) } ?? .null)
-        }
         return [
             "requests": Self.number(endpoint.requests),
             "perSecond": Self.number(perSecond(endpoint.requests)),
@@ -81,12 +76,22 @@ extension LoadReport {
             "statuses": .object(statuses),
             "failures": .object(failures),
             "latencyMs": .object(latency),
-            "startLagMs": .object(startLag),
+            "startLagMs": Self.lagFigures(endpoint.startLag),
+            "answerLagMs": Self.lagFigures(endpoint.answerLag),
         ]
     }
 
-    /// The figures of each endpoint's start lag, in the JSON report and the text.
-    static let startLagStatistics: [LatencyStatistic] = [.p50, .p99, .max]
+    /// The figures of each endpoint's start and answer lags, in the JSON report and the text.
+    static let lagStatistics: [LatencyStatistic] = [.p50, .p99, .max]
+
+    private static func lagFigures(_ histogram: LatencyHistogram) -> JSONValue {
+        var figures = JSONObject()
+        for statistic in lagStatistics {
+            let milliseconds = statistic.nanoseconds(in: histogram).map { $0 / 1_000_000 }
+            figures.set(statistic.jsonKey, milliseconds.map { Self.number($0) } ?? .null)
+        }
+        return .object(figures)
+    }
 
     static func number(_ value: Int) -> JSONValue {
         .number(JSONNumber(value))

@@ -8,7 +8,7 @@ extension LoadReport {
         lines += countLines
         lines.append("")
         lines += endpointTable.lines
-        lines.append(startLagLine)
+        lines += lagLines
         lines.append("")
         lines += statusLines
         if let verification {
@@ -96,15 +96,28 @@ extension LoadReport {
         return table
     }
 
-    /// `start lag   p50 40µs, p99 1.20ms, max 6.10ms`: how late the generator handed requests to its client.
-    private var startLagLine: String {
-        let lag = statistics.http.startLag
-        let figures = LoadReport.startLagStatistics.map { statistic in
+    /// `start lag   p50 40µs, p99 1.20ms, max 6.10ms (…)`: how late the generator handed requests to its client,
+    /// and, where the kernel stamps what it receives (Linux), how long answers waited before it read them.
+    private var lagLines: [String] {
+        var lines = [
+            Self.lagLine(
+                "start lag", statistics.http.startLag, "the part before the generator handed each request over")
+        ]
+        if HTTPClient.stampsAnswers {
+            lines.append(
+                Self.lagLine(
+                    "answer lag", statistics.http.answerLag, "the part each answer waited before the generator read it")
+            )
+        }
+        return lines
+    }
+
+    private static func lagLine(_ name: String, _ lag: LatencyHistogram, _ meaning: String) -> String {
+        let figures = LoadReport.lagStatistics.map { statistic in
             "\(statistic.rawValue) "
                 + (statistic.nanoseconds(in: lag).map { ReportFormat.latency(nanoseconds: $0) } ?? "-")
         }
-        return Self.label("start lag") + figures.joined(separator: ", ")
-            + " (of the latencies above, the part before the generator handed each request over)"
+        return label(name) + figures.joined(separator: ", ") + " (of the latencies above, \(meaning))"
     }
 
     private var statusLines: [String] {

@@ -86,15 +86,19 @@ extension LoadReport {
                 + "(accepted, duplicates, rejected; contract §7): counted as acknowledged, not as accepted; "
                 + "is the target a Grona service?"
         case .generatorLate:
+            // The larger of the two lags: either alone is the generator's, on top of the target's time.
             let all = counts.http
             guard all.startLag.count > 0 else { return nil }
-            let lag = all.startLag.value(atPercentile: 99)
+            let start = all.startLag.value(atPercentile: 99)
+            let answer = all.answerLag.value(atPercentile: 99)
             let latency = all.latency.value(atPercentile: 99)
+            let lag = max(start, answer)
             guard lag >= LoadWarning.lateFloorNanoseconds, Double(lag) >= LoadWarning.lateShareLimit * Double(latency)
             else { return nil }
-            return "the generator handed requests over late (start lag p99 \(ReportFormat.latency(nanoseconds: lag)) "
-                + "of the latency p99 \(ReportFormat.latency(nanoseconds: latency))): the latencies include its "
-                + "own delay (at least that much); give it a core the target does not use, or lower --rate"
+            return "the generator was late (start lag p99 \(ReportFormat.latency(nanoseconds: start)), answer lag "
+                + "p99 \(ReportFormat.latency(nanoseconds: answer)), of the latency p99 "
+                + "\(ReportFormat.latency(nanoseconds: latency))): the latencies include its own delay; give it a "
+                + "core the target does not use, or lower --rate"
         case .interrupted:
             guard counts.interrupted else { return nil }
             return "the run was interrupted (Ctrl-C): the figures cover what ran until then"

@@ -30,6 +30,9 @@ package struct EndpointStatistics: Sendable, Equatable {
     /// generator added before sending. When it is large the latency says as much about the generator's machine
     /// as about the target.
     package private(set) var startLag = LatencyHistogram()
+    /// How long each answer waited, arrived, before the generator read it (from the kernel's receive stamp;
+    /// Linux only, 0 elsewhere): the part of `latency` the generator added after the answer.
+    package private(set) var answerLag = LatencyHistogram()
 
     package init() {}
 
@@ -41,7 +44,7 @@ package struct EndpointStatistics: Sendable, Equatable {
     /// Counts one attempt: `status` nil with `failure` when it got no answer.
     package mutating func record(
         status: Int?, failure: TransportFailure? = nil, latencyNanoseconds: UInt64, startLagNanoseconds: UInt64,
-        isRetry: Bool
+        answerLagNanoseconds: UInt64, isRetry: Bool
     ) {
         requests += 1
         if let status {
@@ -52,6 +55,7 @@ package struct EndpointStatistics: Sendable, Equatable {
         if isRetry { retries += 1 }
         latency.record(nanoseconds: latencyNanoseconds)
         startLag.record(nanoseconds: startLagNanoseconds)
+        answerLag.record(nanoseconds: answerLagNanoseconds)
     }
 
     package mutating func merge(_ other: EndpointStatistics) {
@@ -61,5 +65,6 @@ package struct EndpointStatistics: Sendable, Equatable {
         retries += other.retries
         latency.merge(other.latency)
         startLag.merge(other.startLag)
+        answerLag.merge(other.answerLag)
     }
 }

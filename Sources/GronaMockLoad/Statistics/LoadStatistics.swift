@@ -55,10 +55,10 @@ package struct LoadStatistics: Sendable, Equatable {
     /// generator's time at 45,000 events/s).
     package mutating func record(
         _ endpoint: LoadEndpoint, status: Int?, failure: EndpointStatistics.TransportFailure?,
-        latencyNanoseconds: UInt64, startLagNanoseconds: UInt64, isRetry: Bool
+        latencyNanoseconds: UInt64, startLagNanoseconds: UInt64, answerLagNanoseconds: UInt64, isRetry: Bool
     ) {
         endpoints[endpoint, default: EndpointStatistics()].record(
             status: status, failure: failure, latencyNanoseconds: latencyNanoseconds,
-            startLagNanoseconds: startLagNanoseconds, isRetry: isRetry)
+            startLagNanoseconds: startLagNanoseconds, answerLagNanoseconds: answerLagNanoseconds, isRetry: isRetry)
     }
 }

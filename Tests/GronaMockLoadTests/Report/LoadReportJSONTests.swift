@@ -105,6 +105,12 @@ import Testing
         let lagP99 = try #require(lag["p99"]?.doubleValue)
         #expect(abs(lagP99 - 1.98) < 0.01)
         #expect(lag["max"]?.doubleValue == 2)
+        // And the part each answer waited before it was read: a twentieth of each latency here.
+        let answer = try #require(events["answerLagMs"])
+        #expect(answer.objectValue?.keys == ["p50", "p99", "max"])
+        let answerP99 = try #require(answer["p99"]?.doubleValue)
+        #expect(abs(answerP99 - 0.99) < 0.01)
+        #expect(answer["max"]?.doubleValue == 1)
         let http = try #require(json["http"])
         #expect(http["requests"]?.int64Value == 300)
         #expect(http["statuses"]?["304"]?.int64Value == 10)
@@ -118,7 +124,10 @@ import Testing
         #expect(grants["perSecond"]?.doubleValue == 0)
         #expect(grants["statuses"] == [:])
         for key in ["p50", "p99_9", "max", "mean", "min"] { #expect(grants["latencyMs"]?[key] == .null) }
-        for key in ["p50", "p99", "max"] { #expect(grants["startLagMs"]?[key] == .null) }
+        for key in ["p50", "p99", "max"] {
+            #expect(grants["startLagMs"]?[key] == .null)
+            #expect(grants["answerLagMs"]?[key] == .null)
+        }
     }
 
     @Test func verificationAndThresholds() throws {

@@ -67,6 +67,14 @@ import Testing
             lag.hasSuffix(
                 ", max 2.00ms (of the latencies above, the part before the generator handed each request over)"),
             "\(lag)")
+        if HTTPClient.stampsAnswers {
+            let answer = all[header + 6]
+            #expect(answer.hasPrefix("answer lag  p50 "), "\(answer)")
+            #expect(
+                answer.hasSuffix(
+                    ", max 1.00ms (of the latencies above, the part each answer waited before the generator read it)"),
+                "\(answer)")
+        }
     }
 
     @Test func statusesAndFailures() throws {

@@ -17,11 +17,13 @@ import Testing
         statistics.configsVerified = 20
         for _ in 0..<10 {
             statistics[.events].record(
-                status: 200, latencyNanoseconds: 1_000_000, startLagNanoseconds: 0, isRetry: false)
+                status: 200, latencyNanoseconds: 1_000_000, startLagNanoseconds: 0, answerLagNanoseconds: 0,
+                isRetry: false)
         }
         for _ in 0..<4 {
             statistics[.grants].record(
-                status: 200, latencyNanoseconds: 1_000_000, startLagNanoseconds: 0, isRetry: false)
+                status: 200, latencyNanoseconds: 1_000_000, startLagNanoseconds: 0, answerLagNanoseconds: 0,
+                isRetry: false)
         }
         return statistics
     }
@@ -48,7 +50,8 @@ import Testing
                 statistics[.grants] = EndpointStatistics()
                 for _ in 0..<12 {
                     statistics[.grants].record(
-                        status: 401, latencyNanoseconds: 1, startLagNanoseconds: 0, isRetry: false)
+                        status: 401, latencyNanoseconds: 1, startLagNanoseconds: 0, answerLagNanoseconds: 0,
+                        isRetry: false)
                 }
             },
             code: .grantsFailed, says: "every grants request failed (401: 12); the service refused the secret key"),
@@ -57,7 +60,8 @@ import Testing
             change: { statistics in
                 statistics[.grants] = EndpointStatistics()
                 statistics[.grants].record(
-                    status: nil, failure: .timeout, latencyNanoseconds: 1, startLagNanoseconds: 0, isRetry: false)
+                    status: nil, failure: .timeout, latencyNanoseconds: 1, startLagNanoseconds: 0,
+                    answerLagNanoseconds: 0, isRetry: false)
             },
             code: .grantsFailed, says: "every grants request failed (timeout 1)"),
         Row(
@@ -67,8 +71,10 @@ import Testing
                 statistics.eventsAccepted = 0
                 statistics[.events] = EndpointStatistics()
                 statistics[.events].record(
-                    status: nil, failure: .timeout, latencyNanoseconds: 1, startLagNanoseconds: 0, isRetry: false)
-                statistics[.events].record(status: 503, latencyNanoseconds: 1, startLagNanoseconds: 0, isRetry: true)
+                    status: nil, failure: .timeout, latencyNanoseconds: 1, startLagNanoseconds: 0,
+                    answerLagNanoseconds: 0, isRetry: false)
+                statistics[.events].record(
+                    status: 503, latencyNanoseconds: 1, startLagNanoseconds: 0, answerLagNanoseconds: 0, isRetry: true)
             },
             code: .nothingAcknowledged, says: "500 events were logged and none was acknowledged (503: 1, timeout 1)"),
         Row(
@@ -99,10 +105,22 @@ import Testing
                 statistics[.events] = EndpointStatistics()
                 for _ in 0..<10 {
                     statistics[.events].record(
-                        status: 200, latencyNanoseconds: 4_000_000, startLagNanoseconds: 2_000_000, isRetry: false)
+                        status: 200, latencyNanoseconds: 4_000_000, startLagNanoseconds: 2_000_000,
+                        answerLagNanoseconds: 0, isRetry: false)
                 }
             },
-            code: .generatorLate, says: "start lag p99 2.00ms of the latency p99 4.00ms"),
+            code: .generatorLate, says: "the generator was late (start lag p99 2.00ms, answer lag p99 "),
+        Row(
+            name: "answers were read late",
+            change: { statistics in
+                statistics[.events] = EndpointStatistics()
+                for _ in 0..<10 {
+                    statistics[.events].record(
+                        status: 200, latencyNanoseconds: 4_000_000, startLagNanoseconds: 0,
+                        answerLagNanoseconds: 1_500_000, isRetry: false)
+                }
+            },
+            code: .generatorLate, says: "answer lag p99 1.50ms, of the latency p99 4.00ms"),
         Row(
             name: "interrupted", change: { $0.interrupted = true }, code: .interrupted,
             says: "the run was interrupted (Ctrl-C)"),
@@ -148,11 +166,13 @@ import Testing
         #expect(idle.warnings.isEmpty)
         let forbidden = Self.report {
             $0[.grants] = EndpointStatistics()
-            $0[.grants].record(status: 403, latencyNanoseconds: 1, startLagNanoseconds: 0, isRetry: false)
+            $0[.grants].record(
+                status: 403, latencyNanoseconds: 1, startLagNanoseconds: 0, answerLagNanoseconds: 0, isRetry: false)
         }
         #expect(forbidden.warnings.first?.message.contains("check --secret-key") == true)
         let mixed = Self.report {
-            $0[.grants].record(status: 401, latencyNanoseconds: 1, startLagNanoseconds: 0, isRetry: false)
+            $0[.grants].record(
+                status: 401, latencyNanoseconds: 1, startLagNanoseconds: 0, answerLagNanoseconds: 0, isRetry: false)
         }
         #expect(mixed.warnings.isEmpty, "some grants succeeded")
     }
@@ -164,7 +184,8 @@ import Testing
             statistics[.events] = EndpointStatistics()
             for _ in 0..<10 {
                 statistics[.events].record(
-                    status: 200, latencyNanoseconds: latency, startLagNanoseconds: lag, isRetry: false)
+                    status: 200, latencyNanoseconds: latency, startLagNanoseconds: lag, answerLagNanoseconds: 0,
+                    isRetry: false)
             }
         }
         #expect(report.warnings.isEmpty)

@@ -17,7 +17,7 @@ import Testing
         for index in 0..<100 {
             current[.events].record(
                 status: index < 3 ? 503 : 200, latencyNanoseconds: UInt64(index + 1) * 100_000, startLagNanoseconds: 0,
-                isRetry: false)
+                answerLagNanoseconds: 0, isRetry: false)
         }
         return ProgressLine(
             previous: previous, current: current, intervalSeconds: 1, elapsedSeconds: 12, durationSeconds: 60,
@@ -141,7 +141,8 @@ import Testing
     /// `count` answers 500, built by doubling so that a billion costs thirty merges.
     private func failures(_ count: Int) -> EndpointStatistics {
         var one = EndpointStatistics()
-        one.record(status: 500, latencyNanoseconds: 1_000, startLagNanoseconds: 0, isRetry: false)
+        one.record(
+            status: 500, latencyNanoseconds: 1_000, startLagNanoseconds: 0, answerLagNanoseconds: 0, isRetry: false)
         var total = EndpointStatistics()
         var power = one
         var remaining = count

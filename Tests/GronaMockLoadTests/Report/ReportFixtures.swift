@@ -12,7 +12,8 @@ enum ReportFixtures {
         var statistics = LoadStatistics()
         for index in 0..<100 {
             statistics[.config].record(
-                status: index < 90 ? 200 : 304, latencyNanoseconds: 1_000_000, startLagNanoseconds: 0, isRetry: false)
+                status: index < 90 ? 200 : 304, latencyNanoseconds: 1_000_000, startLagNanoseconds: 0,
+                answerLagNanoseconds: 0, isRetry: false)
         }
         for index in 1...200 {
             let latency = UInt64(index) * 100_000
@@ -21,17 +22,20 @@ enum ReportFixtures {
             switch index {
             case 1...5:
                 statistics[.events].record(
-                    status: 429, latencyNanoseconds: latency, startLagNanoseconds: lag, isRetry: false)
+                    status: 429, latencyNanoseconds: latency, startLagNanoseconds: lag,
+                    answerLagNanoseconds: latency / 20, isRetry: false)
             case 6...8:
                 statistics[.events].record(
-                    status: nil, failure: .closed, latencyNanoseconds: latency, startLagNanoseconds: lag, isRetry: true)
+                    status: nil, failure: .closed, latencyNanoseconds: latency, startLagNanoseconds: lag,
+                    answerLagNanoseconds: latency / 20, isRetry: true)
             case 9...10:
                 statistics[.events].record(
                     status: nil, failure: .timeout, latencyNanoseconds: latency, startLagNanoseconds: lag,
-                    isRetry: true)
+                    answerLagNanoseconds: latency / 20, isRetry: true)
             default:
                 statistics[.events].record(
-                    status: 200, latencyNanoseconds: latency, startLagNanoseconds: lag, isRetry: false)
+                    status: 200, latencyNanoseconds: latency, startLagNanoseconds: lag,
+                    answerLagNanoseconds: latency / 20, isRetry: false)
             }
         }
         statistics.visitsScheduled = 1_000
