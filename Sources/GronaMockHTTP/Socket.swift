@@ -154,11 +154,16 @@ package enum Socket {
 
     /// Reads into `buffer`; returns the count, 0 at end of stream, nil when it would block.
     package static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
-        let count = recv(fd, buffer.baseAddress, buffer.count, 0)
+        try received(recv(fd, buffer.baseAddress, buffer.count, 0), by: "recv")
+    }
+
+    /// What a read returned: the count, or nil when it would have blocked (or was interrupted); other errors
+    /// are thrown, named after `call`.
+    private static func received(_ count: Int, by call: String) throws(SystemError) -> Int? {
         guard count >= 0 else {
             let error = lastErrno()
             if error == EAGAIN || error == EWOULDBLOCK || error == EINTR { return nil }
-            throw SystemError("recv", errno: error)
+            throw SystemError(call, errno: error)
         }
         return count
     }
@@ -172,12 +177,7 @@ package enum Socket {
         var stamp: Int64 = 0
         let count = grona_receive_stamped(fd, buffer.baseAddress, UInt(buffer.count), &stamp)
         arrival = stamp
-        guard count >= 0 else {
-            let error = lastErrno()
-            if error == EAGAIN || error == EWOULDBLOCK || error == EINTR { return nil }
-            throw SystemError("recvmsg", errno: error)
-        }
-        return count
+        return try received(count, by: "recvmsg")
         #else
         arrival = 0
         return try receive(fd, into: buffer)

@@ -34,6 +34,18 @@ import Testing
         return LoadReport(run: ReportFixtures.run, statistics: statistics, elapsedSeconds: 10)
     }
 
+    /// Ten events answered 200, each with these latency and lags (nanoseconds), in place of the clean run's.
+    static func lagged(latency: UInt64, start: UInt64, answer: UInt64) -> @Sendable (inout LoadStatistics) -> Void {
+        { statistics in
+            statistics[.events] = EndpointStatistics()
+            for _ in 0..<10 {
+                statistics[.events].record(
+                    status: 200, latencyNanoseconds: latency, startLagNanoseconds: start,
+                    answerLagNanoseconds: answer, isRetry: false)
+            }
+        }
+    }
+
     struct Row: Sendable, CustomTestStringConvertible {
         var name: String
         var change: @Sendable (inout LoadStatistics) -> Void
@@ -101,25 +113,11 @@ import Testing
             code: .eventsUnconfirmed, says: "349 events were answered 200 without the contract's counts"),
         Row(
             name: "the generator was late",
-            change: { statistics in
-                statistics[.events] = EndpointStatistics()
-                for _ in 0..<10 {
-                    statistics[.events].record(
-                        status: 200, latencyNanoseconds: 4_000_000, startLagNanoseconds: 2_000_000,
-                        answerLagNanoseconds: 0, isRetry: false)
-                }
-            },
+            change: lagged(latency: 4_000_000, start: 2_000_000, answer: 0),
             code: .generatorLate, says: "the generator was late (start lag p99 2.00ms, answer lag p99 "),
         Row(
             name: "answers were read late",
-            change: { statistics in
-                statistics[.events] = EndpointStatistics()
-                for _ in 0..<10 {
-                    statistics[.events].record(
-                        status: 200, latencyNanoseconds: 4_000_000, startLagNanoseconds: 0,
-                        answerLagNanoseconds: 1_500_000, isRetry: false)
-                }
-            },
+            change: lagged(latency: 4_000_000, start: 0, answer: 1_500_000),
             code: .generatorLate, says: "answer lag p99 1.50ms, of the latency p99 4.00ms"),
         Row(
             name: "interrupted", change: { $0.interrupted = true }, code: .interrupted,
@@ -180,14 +178,7 @@ import Testing
     /// A start lag under a millisecond, or under a quarter of the latency, is the generator doing its work.
     @Test(arguments: [(900_000, 1_000_000), (1_500_000, 10_000_000)] as [(UInt64, UInt64)])
     func aSmallStartLagIsNoWarning(lag: UInt64, latency: UInt64) {
-        let report = Self.report { statistics in
-            statistics[.events] = EndpointStatistics()
-            for _ in 0..<10 {
-                statistics[.events].record(
-                    status: 200, latencyNanoseconds: latency, startLagNanoseconds: lag, answerLagNanoseconds: 0,
-                    isRetry: false)
-            }
-        }
+        let report = Self.report(Self.lagged(latency: latency, start: lag, answer: 0))
         #expect(report.warnings.isEmpty)
     }
 
