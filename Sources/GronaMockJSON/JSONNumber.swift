@@ -3,7 +3,8 @@
 ///
 /// Equality is equality of the text (`1`, `1.0` and `1e0` are three different numbers here), which keeps one
 /// invariant for the whole module: two `JSONValue`s are equal exactly when they serialize to the same bytes.
-/// Compare values numerically through `int64` or `double`.
+/// Compare values numerically through `int64` (an integer however it is written, as JSON Schema reads one:
+/// `JSONNumber+Integral.swift`) or `double`.
 ///
 /// Non-finite doubles cannot be constructed (`init?(_: Double)` fails for them): JSON has no NaN or Infinity,
 /// and a number that cannot be written must not be able to reach a signed payload.
@@ -58,23 +59,6 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible, Expressib
     }
 
     public var description: String { text }
-
-    /// True when the text has neither a fraction nor an exponent (`-0` and `123456789012345678901234` are
-    /// integers; `1.0` and `1e2` are not), so that validation can tell "not an integer" from "out of range".
-    public var isInteger: Bool {
-        switch storage {
-        case .integer: true
-        case .text(let text): !text.utf8.contains { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }
-        }
-    }
-
-    /// The value when the text is an integer (no fraction, no exponent) that fits Int64 exactly; nil otherwise.
-    public var int64: Int64? {
-        switch storage {
-        case .integer(let value): value
-        case .text(let text): text == "-0" ? 0 : nil
-        }
-    }
 
     /// The nearest Double; nil when the magnitude is beyond Double's range (`1e400`), where the text is kept
     /// exactly but no Double can stand for it.

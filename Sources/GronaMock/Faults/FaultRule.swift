@@ -261,7 +261,7 @@ private struct RuleReader {
             }
         }
         if let value = object["seed"] {
-            if let number = value.numberValue, number.isInteger, let parsed = UInt64(number.text) {
+            if let parsed = value.numberValue?.uint64 {
                 seed = parsed
             } else {
                 problem("seed", "must be a whole number from 0 to 18446744073709551615, not \(shown(value))")

@@ -54,7 +54,8 @@ struct ConfigValidator {
 
         validatePreviews(config["previews"], campaigns: body.campaigns)
         if config["previews"] == nil { config.set("previews", .array([])) }
-        body.object = config
+        // `100.0` is the integer 100 as JSON Schema reads it, and is served as `100` (`canonicalizingIntegers`).
+        body.object = JSONValue.object(config).canonicalizingIntegers().objectValue ?? config
         return body
     }
 

@@ -124,9 +124,7 @@ struct ProblemCollector {
                 let limit = range.map { "must be from \($0.lowerBound) to \($0.upperBound)" } ?? "is too large"
                 error(path, "\(limit), not \(numeric.text.prefix(30))")
             } else if let numeric = value.numberValue {
-                error(
-                    path,
-                    "must be written as a whole number, without a fraction or exponent, not \(numeric.text.prefix(30))")
+                error(path, "must be an integer (a whole number), not \(numeric.text.prefix(30))")
             } else {
                 error(path, "must be an integer, not \(value.described)")
             }

@@ -25,15 +25,33 @@ struct JSONNumberTests {
         Case(text: "-9223372036854775809", int64: nil, double: -9.223372036854775808e18, isInteger: true),
         Case(text: "18446744073709551616", int64: nil, double: 18_446_744_073_709_551_616, isInteger: true),
         Case(text: "123456789012345678901234567890", int64: nil, double: 1.2345678901234568e29, isInteger: true),
-        Case(text: "1.0", int64: nil, double: 1, isInteger: false),
-        Case(text: "1E2", int64: nil, double: 100, isInteger: false),
+        // JSON Schema's integer: a zero fractional part, however the number is written (Validation §6.1.1).
+        Case(text: "1.0", int64: 1, double: 1, isInteger: true),
+        Case(text: "1E2", int64: 100, double: 100, isInteger: true),
+        Case(text: "1041.000", int64: 1041, double: 1041, isInteger: true),
+        Case(text: "104100e-2", int64: 1041, double: 1041, isInteger: true),
+        Case(text: "-1.5E+3", int64: -1500, double: -1500, isInteger: true),
+        Case(text: "0.0", int64: 0, double: 0, isInteger: true),
+        Case(text: "-0.0e7", int64: 0, double: -0.0, isInteger: true),
+        Case(text: "0e-99999999999999999999", int64: 0, double: 0, isInteger: true),
+        Case(text: "9223372036854775807.0", int64: .max, double: 9.223372036854775808e18, isInteger: true),
+        Case(text: "9.223372036854775807e18", int64: .max, double: 9.223372036854775808e18, isInteger: true),
+        Case(text: "9.223372036854775808e18", int64: nil, double: 9.223372036854775808e18, isInteger: true),
+        Case(text: "-9.223372036854775808e18", int64: .min, double: -9.223372036854775808e18, isInteger: true),
+        // Exact, not through a Double: 2^53 + 1 is not its nearest Double.
+        Case(text: "9007199254740993.0", int64: 9_007_199_254_740_993, double: 9_007_199_254_740_992, isInteger: true),
+        Case(text: "1e400", int64: nil, double: nil, isInteger: true),
+        Case(text: "-1e400", int64: nil, double: nil, isInteger: true),
+        Case(text: "1e99999999999999999999", int64: nil, double: nil, isInteger: true),
+        // A fraction that is not zero is not an integer, however small.
+        Case(text: "1041.5", int64: nil, double: 1041.5, isInteger: false),
         Case(text: "1e-2", int64: nil, double: 0.01, isInteger: false),
         Case(text: "0.1", int64: nil, double: 0.1, isInteger: false),
-        Case(text: "-1.5E+3", int64: nil, double: -1500, isInteger: false),
+        Case(text: "-1.5", int64: nil, double: -1.5, isInteger: false),
         Case(text: "0.30000000000000000000000000001", int64: nil, double: 0.3, isInteger: false),
-        Case(text: "1e400", int64: nil, double: nil, isInteger: false),
-        Case(text: "-1e400", int64: nil, double: nil, isInteger: false),
+        Case(text: "1.00000000000000000000000000001", int64: nil, double: 1, isInteger: false),
         Case(text: "1e-400", int64: nil, double: 0, isInteger: false),
+        Case(text: "12345e-99999999999999999999", int64: nil, double: 0, isInteger: false),
     ]
 
     @Test("keeps its exact text and converts only when exact", arguments: cases)

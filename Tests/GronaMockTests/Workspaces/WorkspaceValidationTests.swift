@@ -261,8 +261,7 @@ extension WorkspaceValidationTests {
             .error("campaigns[2].status", #"unknown status "paused"; expected one of live, killed"#)),
         Row(
             "priority not an integer", [setJSON("config.campaigns[2].priority", "1.5")],
-            .error(
-                "campaigns[2].priority", "must be written as a whole number, without a fraction or exponent, not 1.5")),
+            .error("campaigns[2].priority", "must be an integer (a whole number), not 1.5")),
         Row(
             "priority a string", [set("config.campaigns[2].priority", "high")],
             .error("campaigns[2].priority", "must be an integer, not a string")),
