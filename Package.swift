@@ -148,7 +148,9 @@ let package = Package(
         /// run the built binary as two instances on one database.
         .testTarget(
             name: "GronaMockPostgresTests",
-            dependencies: ["GronaMockPostgres", "GronaMockStorageConformance", "GronaMockTestSupport", "grona-mock"]
+            dependencies: [
+                "GronaMock", "GronaMockPostgres", "GronaMockStorageConformance", "GronaMockTestSupport", "grona-mock",
+            ]
         ),
         .testTarget(
             name: "GronaMockTests",

@@ -24,6 +24,12 @@ public struct GronaMockConfiguration: Sendable {
     public var adminToken: String?
     /// The dashboard's live stream of events: how much it keeps, how many may watch, how often it beats.
     public var live = Live()
+    /// The most clones served at once (each takes its signed configuration's memory, about 30 KB for the
+    /// committed acme-market: docs/workspaces.md); a clone past it is refused with 409 `too_many_clones`.
+    public var maxClones = GronaMockConfiguration.defaultMaxClones
+
+    /// `maxClones` unless told otherwise.
+    public static let defaultMaxClones = 10_000
 
     public init(
         http: HTTPServer.Configuration = HTTPServer.Configuration(), workspacesDirectory: String = "workspaces",

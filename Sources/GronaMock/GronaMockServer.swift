@@ -85,7 +85,10 @@ public final class GronaMockServer: Sendable {
         }
         let workspaces = WorkspaceRegistry(
             directory: configuration.workspacesDirectory, keys: loadKeys(configuration.keysDirectory, logger),
-            revisions: storage, clock: clock, logger: logger, shared: shared)
+            revisions: storage, clock: clock, logger: logger, shared: shared, maxClones: configuration.maxClones)
+        // Listening before the first file loads, so that a campaign killed in a file is in its history too.
+        let kills = ViolationsKillLog()
+        workspaces.onChange { kills.record($0) }
         workspaces.loadDirectory()
         let metrics = Metrics()
         let storeReference = WeakLate<EventStore>()
@@ -118,7 +121,7 @@ public final class GronaMockServer: Sendable {
         FaultRoutes.register(on: &router, engine: faults)
         WorkspaceRoutes.register(on: &router, registry: workspaces, events: events, grants: grants)
         ClockRoutes.register(on: &router, clock: clock, shared: shared)
-        ViolationRoutes.register(on: &router, store: events, registry: workspaces, grants: grants, clock: clock)
+        ViolationRoutes.register(on: &router, store: events, registry: workspaces, grants: grants, kills: kills)
         ResetRoutes.register(
             on: &router, registry: workspaces, events: events, faults: faults, clock: clock, grants: grants)
         let serverReference = WeakLate<HTTPServer>()

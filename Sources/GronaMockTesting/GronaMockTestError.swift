@@ -1,4 +1,5 @@
 import Foundation
+import GronaMock
 import GronaMockHTTP
 import GronaMockJSON
 
@@ -14,6 +15,26 @@ public struct GronaMockTestError: Error, Sendable, CustomStringConvertible {
         self.description = description
         status = nil
         code = nil
+    }
+
+    /// A key or id the kit was given that breaks its grammar: refused before any request, with the engine's
+    /// own sentence and code (`invalid_identifier`), so a test learns of it where it wrote it.
+    init(_ identifier: InvalidIdentifier) {
+        description = "\(identifier)"
+        status = nil
+        code = "invalid_identifier"
+    }
+
+    /// `text` when it is a valid identifier of `kind` (the engine's one validator per kind).
+    @discardableResult
+    static func checked(_ text: String, _ kind: IdentifierKind, given field: String) throws(GronaMockTestError)
+        -> String
+    {
+        do {
+            return try kind.validated(text, given: field)
+        } catch {
+            throw GronaMockTestError(error)
+        }
     }
 
     init(response: HTTPResponse, request: String) {

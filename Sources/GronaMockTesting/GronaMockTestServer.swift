@@ -149,9 +149,12 @@ public final class GronaMockTestServer: Sendable {
 
     // MARK: - Workspaces
 
-    /// A workspace served from its file (shared by every test using this server).
-    public func workspace(_ key: String) -> GronaMockWorkspace {
-        GronaMockWorkspace(key: key, secretKey: nil, isClone: false, server: self)
+    /// A workspace served from its file (shared by every test using this server). Throws when `key` is not a
+    /// workspace key (`[a-z0-9][a-z0-9-]{0,62}`), before any request.
+    public func workspace(_ key: String) throws -> GronaMockWorkspace {
+        GronaMockWorkspace(
+            key: try GronaMockTestError.checked(key, .workspaceKey, given: "workspace"), secretKey: nil, isClone: false,
+            server: self)
     }
 
     /// A workspace of its own for one test: a clone of `base` under a fresh key, with its own secret key,
@@ -164,6 +167,7 @@ public final class GronaMockTestServer: Sendable {
     public func isolatedWorkspace(
         cloning base: String = "acme-market", timeToLive: Duration? = nil
     ) async throws -> GronaMockWorkspace {
+        try GronaMockTestError.checked(base, .workspaceKey, given: "cloning")
         let key = "t-" + UUID().uuidString.lowercased().prefix(18).replacingOccurrences(of: "-", with: "")
         var clone: JSONObject = ["workspaceKey": .string(key)]
         if let timeToLive { clone.set("ttlSeconds", .number(JSONNumber(max(1, timeToLive.milliseconds / 1000)))) }

@@ -115,13 +115,15 @@ public struct GronaMockWorkspace: Sendable {
     /// Kills a campaign at run time (contract §8); returns the new configuration revision.
     @discardableResult
     public func killCampaign(_ id: String) async throws -> Int64 {
-        try await change("POST", "/_mock/workspaces/\(key)/campaigns/\(id)/kill")
+        try GronaMockTestError.checked(id, .campaignID, given: "campaign")
+        return try await change("POST", "/_mock/workspaces/\(key)/campaigns/\(id)/kill")
     }
 
     /// Revives a killed campaign; returns the new configuration revision.
     @discardableResult
     public func reviveCampaign(_ id: String) async throws -> Int64 {
-        try await change("POST", "/_mock/workspaces/\(key)/campaigns/\(id)/revive")
+        try GronaMockTestError.checked(id, .campaignID, given: "campaign")
+        return try await change("POST", "/_mock/workspaces/\(key)/campaigns/\(id)/revive")
     }
 
     /// Which signing keys a rotation replaces.

@@ -53,6 +53,10 @@ enum ServeCommand {
             "max-events", "N", environment: "GRONA_MOCK_MAX_EVENTS",
             help: "Keep at most N events, dropping the oldest (default: keep all)."),
         .value(
+            "max-clones", "N", environment: "GRONA_MOCK_MAX_CLONES",
+            default: String(GronaMockConfiguration.defaultMaxClones),
+            help: "Serve at most N clones at once; one more is refused with 409 too_many_clones."),
+        .value(
             "config-max-age", "SECONDS", environment: "GRONA_MOCK_CONFIG_MAX_AGE", default: "60",
             help: "Cache-Control max-age of the configuration and JWKS."),
         .flag(
@@ -174,6 +178,7 @@ enum ServeCommand {
             staticDirectory: parsed.value("static"),
             configMaxAge: try parsed.integer("config-max-age", in: 0...31_536_000) ?? 60,
             maxEvents: try parsed.integer("max-events", in: 1...1_000_000_000))
+        configuration.maxClones = try parsed.integer("max-clones", in: 0...1_000_000) ?? configuration.maxClones
         if let token = parsed.value("admin-token") {
             // An empty GRONA_MOCK_ADMIN_TOKEN must not quietly mean "no token".
             if let problem = AdminToken.problem(with: token) { throw UsageError("--admin-token: \(problem)") }

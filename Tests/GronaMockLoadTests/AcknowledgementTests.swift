@@ -17,7 +17,7 @@ import Testing
 
     @Test(arguments: [
         "ok", "{}", "[]", "{\"accepted\":1}", "{\"accepted\":1,\"duplicates\":0,\"rejected\":{}}",
-        "{\"accepted\":1.0,\"duplicates\":0,\"rejected\":[]}",
+        "{\"accepted\":1.5,\"duplicates\":0,\"rejected\":[]}",
     ])
     func anAnswerThatIsNotTheContractsIsUnconfirmed(body: String) throws {
         let statistics = try Self.run(answering: { _ in body }, tag: "uc")

@@ -22,7 +22,7 @@ struct TLSTestKitTests {
         #expect(!authority.der.isEmpty)
 
         let session = mock.makeURLSession()
-        let workspace = mock.workspace("acme-market")
+        let workspace = try mock.workspace("acme-market")
         let (config, configResponse) = try await session.data(from: workspace.configurationURL)
         let http = try #require(configResponse as? HTTPURLResponse)
         #expect(http.statusCode == 200)
@@ -46,7 +46,7 @@ struct TLSTestKitTests {
     }
 
     static func refusedThenCurl(_ mock: GronaMockTestServer) async throws {
-        let url = mock.workspace("acme-market").configurationURL
+        let url = try mock.workspace("acme-market").configurationURL
         await #expect(throws: (any Error).self) {
             _ = try await URLSession(configuration: .ephemeral).data(from: url)
         }
@@ -85,7 +85,7 @@ struct TLSTestKitTests {
         let session = mock.makeURLSession()
         let encoded = try #require(URL(string: mock.baseURL.absoluteString + "/_mock/no%20such"))
         let (_, response) = try await session.data(from: encoded)
-        let workspace = mock.workspace("acme-market")
+        let workspace = try mock.workspace("acme-market")
         try await workspace.inject(.truncate(afterBytes: 10), on: .config)
         do {
             _ = try await session.data(from: workspace.configurationURL)

@@ -60,6 +60,27 @@ struct TestKitTests {
         await #expect(throws: GronaMockTestError.self) { try await mock.workspace("acme-market").revision() }
     }
 
+    @Test("a key or campaign id that breaks its grammar is refused by the kit itself, with the engine's sentence")
+    func identifiersChecked() async throws {
+        try await withGronaMock { mock in
+            for key in ["Bad_Key", "../x", "a/b", ""] {
+                #expect {
+                    _ = try mock.workspace(key)
+                } throws: { error in
+                    (error as? GronaMockTestError)?.code == "invalid_identifier"
+                        && "\(error)".contains("is not a workspace key")
+                }
+            }
+            await #expect(throws: GronaMockTestError.self) { try await mock.isolatedWorkspace(cloning: "A/B") }
+            let workspace = try mock.workspace("acme-market")
+            await #expect {
+                try await workspace.killCampaign("../home-hero")
+            } throws: { error in
+                (error as? GronaMockTestError)?.code == "invalid_identifier"
+            }
+        }
+    }
+
     @Test("events posted over HTTP are waited for (no polling) and come back typed")
     func eventsTyped() async throws {
         try await withGronaMock { mock in
@@ -174,7 +195,7 @@ struct TestKitTests {
     @Test("resetting one served workspace clears its events and faults, and leaves another workspace's alone")
     func resetOneWorkspace() async throws {
         try await withGronaMock { mock in
-            let shared = mock.workspace("acme-market")
+            let shared = try mock.workspace("acme-market")
             let other = try await mock.isolatedWorkspace()
             _ = try Self.post(shared.eventsURL, try Self.batch(workspace: shared.key, events: [Self.exposure("s-1")]))
             _ = try Self.post(other.eventsURL, try Self.batch(workspace: other.key, events: [Self.exposure("o-1")]))

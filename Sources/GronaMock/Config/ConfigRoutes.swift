@@ -25,6 +25,9 @@ enum ConfigRoutes {
             return response
         }
         router.on(.get, "/_mock/workspaces/{workspaceKey}/sdk-options") { request in
+            // The SDK endpoints answer any unknown key with the contract's 404; the control API says what is
+            // wrong with a malformed one.
+            try IdentifierKind.workspaceKey.validated(request.pathParameters["workspaceKey"] ?? "", given: "the path")
             let entry = try lookup(request, registry)
             return HTTPResponse.json(SDKOptions.document(for: entry.workspace, keys: registry.keys, request: request))
         }

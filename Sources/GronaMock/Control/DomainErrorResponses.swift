@@ -30,6 +30,13 @@ extension EventValidator.EnvelopeError: HTTPErrorConvertible {
     }
 }
 
+/// A key, id or secret that breaks its grammar, in a path, a query or a body: the same answer on every route.
+extension InvalidIdentifier: HTTPErrorConvertible {
+    package var httpError: HTTPError {
+        HTTPError(.badRequest, code: .invalidIdentifier, message: "\(description).")
+    }
+}
+
 extension InvalidFaultRule: HTTPErrorConvertible {
     package var httpError: HTTPError {
         HTTPError(.badRequest, code: .invalidFault, message: problems.joined(separator: "; ") + ".")
@@ -50,12 +57,23 @@ extension ClockOutOfRange: HTTPErrorConvertible {
 extension WorkspaceRegistry.ChangeError: HTTPErrorConvertible {
     public var httpError: HTTPError {
         switch self {
-        case .invalid(let problems):
+        case .invalid(let problems, let allowInvalidWouldServe):
             let errors = problems.filter { $0.severity == .error }.map(\.description)
             return HTTPError(
                 .unprocessableContent, code: .invalidWorkspace,
                 message: "The workspace has \(errors.count) error(s): \(errors.prefix(20).joined(separator: "; ")). "
-                    + "Add ?allowInvalid=true to serve it anyway.")
+                    + (allowInvalidWouldServe
+                        ? "Add ?allowInvalid=true to serve it anyway."
+                        : "Fix them: identifiers are checked even with ?allowInvalid=true."))
+        case .invalidIdentifier(let error):
+            return error.httpError
+        case .tooManyClones(let limit):
+            return HTTPError(
+                .conflict, code: .tooManyClones,
+                message:
+                    "\(limit) clones are served already, the most this server allows (--max-clones). Delete the "
+                    + "clones a run no longer needs (DELETE /_mock/workspaces/{key}), give them a ttlSeconds, or "
+                    + "start the server with a larger --max-clones.")
         case .unknownWorkspace(let key): return .unknownWorkspace(key)
         case .unknownCampaign(let id):
             return HTTPError(

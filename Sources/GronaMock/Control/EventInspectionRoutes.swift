@@ -19,7 +19,8 @@ enum EventInspectionRoutes {
         }
         router.on(.get, "/_mock/events/funnels") { request in
             try onlyParameters(request, ["workspace", "campaignID"])
-            guard let workspace = request.query("workspace") else {
+            guard let workspace = try EventFilter(parameters: request.queryItems, extra: ["campaignID"]).workspace
+            else {
                 throw HTTPError(
                     .badRequest, code: .invalidQuery, message: "Name the workspace: ?workspace=acme-market.")
             }
@@ -42,7 +43,7 @@ enum EventInspectionRoutes {
         }
         router.on(.get, "/_mock/events/summary") { request in
             try onlyParameters(request, ["workspace"])
-            guard let workspace = request.query("workspace") else {
+            guard let workspace = try EventFilter(parameters: request.queryItems).workspace else {
                 throw HTTPError(
                     .badRequest, code: .invalidQuery, message: "Name the workspace: ?workspace=acme-market.")
             }
@@ -72,9 +73,10 @@ enum EventInspectionRoutes {
             responder.sendingErrors {
                 // A misspelt parameter must not widen a delete to every workspace.
                 try onlyParameters(request, ["workspace"])
+                let workspace = try EventFilter(parameters: request.queryItems).workspace
                 guard let writer = store.writer else { throw HTTPError.storageUnavailable }
                 writer.submit(
-                    .delete(workspaceKey: request.query("workspace")) { result in
+                    .delete(workspaceKey: workspace) { result in
                         switch result {
                         case .success(let deleted): responder.send(HTTPResponse.json("{\"deleted\":\(deleted)}"))
                         case .failure(let error): responder.send(error.httpError.response)

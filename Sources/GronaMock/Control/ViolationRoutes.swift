@@ -6,28 +6,22 @@ import GronaMockJSON
 /// `ViolationsChecker`; docs/violations.md lists them, and how the check reads the stream (`ViolationScan`,
 /// one visit at a time) and pages.
 enum ViolationRoutes {
+    /// `kills` hears of every workspace change from the registry itself, so it is made (and listening) before
+    /// the first file is loaded.
     static func register(
-        on router: inout Router, store: EventStore, registry: WorkspaceRegistry, grants: GrantLog, clock: ServerClock
+        on router: inout Router, store: EventStore, registry: WorkspaceRegistry, grants: GrantLog,
+        kills: ViolationsKillLog
     ) {
-        let kills = ViolationsKillLog()
-        // The run-time changes (`/_mock/workspaces/…`: put, kill, revive, clone, delete, rotate) are observed as
-        // they happen, so their kills and revivals are dated to within the request. A change this does not see
-        // (a file edit, a reset) is noticed at the next observation and dated leniently (see ViolationsKillLog).
-        let changes = RouteGroup { method, pattern in
-            method != .get && method != .head && pattern.hasPrefix("/_mock/workspaces/")
-        }
-        router.use(changes) { request, responder, next in
-            kills.observing(next, registry: registry, clock: clock)(request, responder)
-        }
-
         router.on(.get, "/_mock/events/violations") { request in
             let query = try ViolationQuery(parameters: request.queryItems)
             guard let key = request.query("workspace"), !key.isEmpty else {
                 throw HTTPError(
                     .badRequest, code: .invalidQuery, message: "Name the workspace: ?workspace=acme-market.")
             }
+            guard IdentifierKind.workspaceKey.isValid(key) else {
+                throw InvalidQuery(InvalidIdentifier(kind: .workspaceKey, text: key, field: "?workspace"))
+            }
             guard let entry = registry.entry(for: key) else { throw HTTPError.unknownWorkspace(key) }
-            kills.observe(entry, now: clock.nowMilliseconds())
             let checker = ViolationsChecker(workspace: entry.workspace, kills: kills.intervals(for: key)) {
                 customerID, campaignID, variantID in
                 grants.wasIssued(

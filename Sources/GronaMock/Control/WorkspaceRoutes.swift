@@ -49,11 +49,18 @@ enum WorkspaceRoutes {
         }
         router.on(.post, "/_mock/workspaces/{key}/clone") { request in
             let body = try RequestJSON.object(request)
+            // A misspelt field (`ttl` for `ttlSeconds`) must not make a clone that never expires.
+            for member in body where !["workspaceKey", "secretKey", "ttlSeconds"].contains(member.key) {
+                throw HTTPError(
+                    .badRequest, code: .invalidRequest,
+                    message: "Unknown field \(Quote.text(member.key)); a clone takes workspaceKey, secretKey and "
+                        + "ttlSeconds.")
+            }
             guard let newKey = body["workspaceKey"]?.stringValue else {
                 throw HTTPError(
                     .badRequest, code: .invalidRequest, message: "Name the clone: {\"workspaceKey\": \"run-42\"}.")
             }
-            let secret = body["secretKey"]?.stringValue
+            let secret = try optionalString(body["secretKey"], "secretKey")
             let ttl = try ttlSeconds(body["ttlSeconds"])
             var created: (WorkspaceRegistry.Entry, String)?
             _ = try answer(registry) { () throws(WorkspaceRegistry.ChangeError) in
@@ -109,6 +116,16 @@ enum WorkspaceRoutes {
         return .object(root)
     }
 
+    /// A member that is a string when given: a secret key given as a number is refused, never ignored (which
+    /// would hand out a generated one instead of the one the test expects).
+    private static func optionalString(_ value: JSONValue?, _ field: String) throws(HTTPError) -> String? {
+        guard let value else { return nil }
+        guard let text = value.stringValue else {
+            throw HTTPError(.badRequest, code: .invalidRequest, message: "\(field) must be a string.")
+        }
+        return text
+    }
+
     /// A clone's `ttlSeconds`: absent for none, else a whole number in `cloneTTLSeconds`, checked before any
     /// arithmetic is done with it.
     private static func ttlSeconds(_ value: JSONValue?) throws(HTTPError) -> Int? {
@@ -151,10 +168,9 @@ enum WorkspaceRoutes {
         return .object(object)
     }
 
-    private static func lookup(_ request: HTTPRequest, _ registry: WorkspaceRegistry) throws(HTTPError)
-        -> WorkspaceRegistry.Entry
+    private static func lookup(_ request: HTTPRequest, _ registry: WorkspaceRegistry) throws -> WorkspaceRegistry.Entry
     {
-        let key = request.pathParameters["key"] ?? ""
+        let key = try IdentifierKind.workspaceKey.validated(request.pathParameters["key"] ?? "", given: "the path")
         guard let entry = registry.entry(for: key) else { throw HTTPError.unknownWorkspace(key) }
         return entry
     }
@@ -188,7 +204,9 @@ enum ResetRoutes {
         // its fault rules and its grants with it.
         // The registry keeps this handler: it must not capture the registry itself.
         let logger = registry.logger
-        registry.onCloneExpired { key in
+        registry.onChange { change in
+            guard change.cause == .expired else { return }
+            let key = change.workspaceKey
             runs.clear(key) { result in
                 if case .failure(let error) = result {
                     logger.warning(
@@ -248,6 +266,9 @@ enum ResetRoutes {
             guard key == nil else { throw InvalidQuery("Name one workspace: workspace is given twice.") }
             guard !item.value.isEmpty else {
                 throw InvalidQuery("Name the workspace, ?workspace=run-42, or leave it out to reset everything.")
+            }
+            guard IdentifierKind.workspaceKey.isValid(item.value) else {
+                throw InvalidQuery(InvalidIdentifier(kind: .workspaceKey, text: item.value, field: "?workspace"))
             }
             key = item.value
         }

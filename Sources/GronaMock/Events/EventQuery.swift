@@ -64,6 +64,11 @@ public struct EventFilter: Sendable {
     public init(parameters: [(name: String, value: String)], extra allowed: Set<String> = []) throws(InvalidQuery) {
         for (name, value) in parameters {
             if let field = Field(rawValue: name) {
+                // Stored events always carry a valid workspace key (a batch for any other is refused), so a
+                // malformed one is a mistake to report, not a filter that silently matches nothing.
+                if field == .workspace, !IdentifierKind.workspaceKey.isValid(value) {
+                    throw InvalidQuery(InvalidIdentifier(kind: .workspaceKey, text: value, field: "?workspace"))
+                }
                 self[keyPath: field.keyPath] = value
             } else if name == "since" || name == "until" {
                 guard let milliseconds = Int64(value) else {
@@ -121,6 +126,9 @@ public struct InvalidQuery: Error, Sendable, CustomStringConvertible {
     public let message: String
 
     public init(_ message: String) { self.message = message }
+
+    /// A query parameter that should name an identifier and does not.
+    package init(_ identifier: InvalidIdentifier) { self.message = "\(identifier)." }
 
     public var description: String { message }
 }

@@ -356,7 +356,7 @@ private struct EventCheck {
 
     private mutating func identifier(_ object: JSONObject, _ key: String, prefix: String = "") -> String? {
         guard let text = string(object, key, maxCharacters: 64, prefix: prefix) else { return nil }
-        guard Identifiers.isCampaignID(text) else {
+        guard IdentifierKind.campaignID.isValid(text) else {
             return reject(prefix + key, "\(Quote.text(text)) is not an id ([A-Za-z0-9][A-Za-z0-9_.-]{0,63})")
         }
         return text

@@ -182,7 +182,7 @@ private struct RuleReader {
     /// before it clones the workspace.
     mutating func workspace() -> String? {
         guard let value = object["workspace"] else { return nil }
-        if let key = value.stringValue, Identifiers.isWorkspaceKey(key) { return key }
+        if let key = value.stringValue, IdentifierKind.workspaceKey.isValid(key) { return key }
         problem(
             "workspace",
             "must be a workspace key ([a-z0-9][a-z0-9-]{0,62}, such as \"run-42\"), not \(shown(value)); "

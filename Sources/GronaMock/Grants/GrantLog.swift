@@ -23,7 +23,16 @@ package final class GrantLog: Sendable {
         }
     }
 
-    private let issued = Mutex<Set<Issued>>([])
+    /// A grant within its workspace's set.
+    private struct Grant: Hashable {
+        let customerID: String
+        let campaignID: String
+        let variantID: String
+    }
+
+    /// By workspace, so that clearing one (a clone deleted, reset or expired) is one removal, whatever the
+    /// number of workspaces and grants.
+    private let issued = Mutex<[String: Set<Grant>]>([:])
     private let onIssued: @Sendable (Int) -> Void
     private let onNewlyIssued: @Sendable ([Issued]) -> Void
     private let onCleared: @Sendable (String?) -> Void
@@ -65,21 +74,25 @@ package final class GrantLog: Sendable {
 
     /// Inserts `entries`; returns those that were not in the log yet.
     private func insert(_ entries: [Issued]) -> [Issued] {
-        issued.withLock { set in entries.filter { set.insert($0).inserted } }
+        issued.withLock { byWorkspace in
+            entries.filter {
+                byWorkspace[$0.workspace, default: []].insert(
+                    Grant(customerID: $0.customerID, campaignID: $0.campaignID, variantID: $0.variantID)
+                ).inserted
+            }
+        }
     }
 
     package func wasIssued(workspace: String, customerID: String, campaignID: String, variantID: String? = nil) -> Bool
     {
-        issued.withLock { set in
+        issued.withLock { byWorkspace in
+            guard let grants = byWorkspace[workspace] else { return false }
             // With the variant named (every violation check), a hash lookup: a walk over every grant issued
             // made the check over a load test's events grow with events times grants (issue 18).
             if let variantID {
-                return set.contains(
-                    Issued(workspace: workspace, customerID: customerID, campaignID: campaignID, variantID: variantID))
+                return grants.contains(Grant(customerID: customerID, campaignID: campaignID, variantID: variantID))
             }
-            return set.contains {
-                $0.workspace == workspace && $0.customerID == customerID && $0.campaignID == campaignID
-            }
+            return grants.contains { $0.customerID == customerID && $0.campaignID == campaignID }
         }
     }
 
@@ -91,8 +104,8 @@ package final class GrantLog: Sendable {
 
     /// Forgets what another instance cleared; it is not handed to `onCleared`.
     package func forget(workspace: String?) {
-        issued.withLock { set in
-            if let workspace { set = set.filter { $0.workspace != workspace } } else { set.removeAll() }
+        issued.withLock { byWorkspace in
+            if let workspace { byWorkspace[workspace] = nil } else { byWorkspace.removeAll() }
         }
     }
 }

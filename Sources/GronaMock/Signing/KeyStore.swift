@@ -5,17 +5,7 @@ import GronaMockJSON
 package struct KeyStore: Sendable {
     /// Key ids are file names, so they are held to `[A-Za-z0-9._-]{1,64}` (contract §1): no id can
     /// become a path.
-    package static func isValidKeyID(_ kid: some StringProtocol) -> Bool {
-        (1...64).contains(kid.utf8.count)
-            && kid.utf8.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
-                    true
-                default: false
-                }
-            } && kid != "." && kid != ".."
-    }
+    package static func isValidKeyID(_ kid: some StringProtocol) -> Bool { IdentifierKind.keyID.isValid(kid) }
 
     package private(set) var keys: [String: P256SigningKey]
     package let directory: String

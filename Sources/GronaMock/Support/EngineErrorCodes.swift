@@ -10,6 +10,7 @@ extension ErrorCode {
     package static let invalidCustomerId = ErrorCode("invalid_customer_id")
     package static let invalidEnvelope = ErrorCode("invalid_envelope")
     package static let invalidFault = ErrorCode("invalid_fault")
+    package static let invalidIdentifier = ErrorCode("invalid_identifier")
     package static let invalidQuery = ErrorCode("invalid_query")
     package static let invalidRequest = ErrorCode("invalid_request")
     package static let invalidWorkspace = ErrorCode("invalid_workspace")
@@ -19,6 +20,7 @@ extension ErrorCode {
     package static let secretKeyInUse = ErrorCode("secret_key_in_use")
     package static let signingFailed = ErrorCode("signing_failed")
     package static let storageUnavailable = ErrorCode("storage_unavailable")
+    package static let tooManyClones = ErrorCode("too_many_clones")
     package static let tooManyViewers = ErrorCode("too_many_viewers")
     package static let unauthorized = ErrorCode("unauthorized")
     package static let unknownCampaign = ErrorCode("unknown_campaign")
@@ -30,8 +32,9 @@ extension ErrorCode {
     /// Every code the engine can answer with.
     package static let engineCodes: [ErrorCode] = [
         .adminTokenRequired, .changeFailed, .injectedFault, .invalidClock, .invalidCustomerId, .invalidEnvelope,
-        .invalidFault, .invalidQuery, .invalidRequest, .invalidWorkspace, .malformedJson, .notAClone, .secretInQuery,
-        .secretKeyInUse, .signingFailed, .storageUnavailable, .tooManyViewers, .unauthorized, .unknownCampaign,
+        .invalidFault, .invalidIdentifier, .invalidQuery, .invalidRequest, .invalidWorkspace, .malformedJson,
+        .notAClone, .secretInQuery, .secretKeyInUse, .signingFailed, .storageUnavailable, .tooManyClones,
+        .tooManyViewers, .unauthorized, .unknownCampaign,
         .unknownFault, .unknownWorkspace, .unsupportedMediaType, .workspaceExists,
     ]
 

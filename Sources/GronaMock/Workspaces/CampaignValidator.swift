@@ -15,9 +15,8 @@ struct CampaignValidator {
         problems.unknownMembers(of: object, at: path, known: Self.knownFields)
 
         let id = problems.string(object["id"], at: path.appending("id"))
-        if let id, !Identifiers.isCampaignID(id) {
-            problems.error(
-                path.appending("id"), "\(Quote.text(id)) is not a campaign id ([A-Za-z0-9][A-Za-z0-9_.-]{0,63})")
+        if let id, !IdentifierKind.campaignID.isValid(id) {
+            problems.identifierError(path.appending("id"), .campaignID, id)
         }
         _ = problems.string(object["name"], at: path.appending("name"), required: false, nonEmpty: false)
         let status = problems.oneOf(object["status"], at: path.appending("status"), ["live", "killed"], what: "status")
@@ -97,9 +96,8 @@ struct CampaignValidator {
             problems.unknownMembers(
                 of: object, at: itemPath, known: ["id", "weight", "control", "component", "decision"])
             let id = problems.string(object["id"], at: itemPath.appending("id"))
-            if let id, !Identifiers.isCampaignID(id) {
-                problems.error(
-                    itemPath.appending("id"), "\(Quote.text(id)) is not a variant id ([A-Za-z0-9][A-Za-z0-9_.-]{0,63})")
+            if let id, !IdentifierKind.variantID.isValid(id) {
+                problems.identifierError(itemPath.appending("id"), .variantID, id)
             } else if let id, variants.contains(where: { $0.id == id }) {
                 problems.error(itemPath.appending("id"), "variant \"\(id)\" is defined twice")
             }

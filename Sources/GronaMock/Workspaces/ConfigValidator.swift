@@ -105,10 +105,8 @@ struct ConfigValidator {
             guard let pin = problems.object(item, at: itemPath) else { continue }
             problems.unknownMembers(of: pin, at: itemPath, known: ["token", "campaignID", "variantID"])
             if let token = problems.string(pin["token"], at: itemPath.appending("token")) {
-                if !Identifiers.isPreviewToken(token) {
-                    problems.error(
-                        itemPath.appending("token"), "\(Quote.text(token)) is not a preview token ([A-Za-z0-9_-]{1,64})"
-                    )
+                if !IdentifierKind.previewToken.isValid(token) {
+                    problems.identifierError(itemPath.appending("token"), .previewToken, token)
                 } else if !tokens.insert(token).inserted {
                     problems.error(itemPath.appending("token"), "token \"\(token)\" is used twice")
                 }

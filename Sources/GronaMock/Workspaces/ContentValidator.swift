@@ -82,8 +82,9 @@ struct ContentValidator {
         if url.hasPrefix("asset://img/") {
             let assetPath = url.dropFirst("asset://img/".count)
             let characters = assetPath.utf8.allSatisfy {
-                Identifiers.isPreviewToken(String(UnicodeScalar($0))) || $0 == UInt8(ascii: ".")
-                    || $0 == UInt8(ascii: "/")
+                ($0 | 0x20 >= UInt8(ascii: "a") && $0 | 0x20 <= UInt8(ascii: "z"))
+                    || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
+                    || [UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "/")].contains($0)
             }
             if assetPath.isEmpty || !characters {
                 problems.error(path, "\(Quote.text(url)) is not an asset path (letters, digits, _ - . /)")

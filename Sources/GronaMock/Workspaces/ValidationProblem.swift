@@ -13,11 +13,16 @@ package struct ValidationProblem: Sendable, Equatable, CustomStringConvertible {
     package let severity: Severity
     package let path: JSONPath
     package let reason: String
+    /// An identifier that breaks its grammar (or names the wrong workspace): an error that `allowInvalid`,
+    /// which serves a workspace with content errors on purpose, never relaxes (contract §1: no id can become a
+    /// path).
+    package let concernsIdentifier: Bool
 
-    package init(_ severity: Severity, _ path: JSONPath, _ reason: String) {
+    package init(_ severity: Severity, _ path: JSONPath, _ reason: String, concernsIdentifier: Bool = false) {
         self.severity = severity
         self.path = path
         self.reason = reason
+        self.concernsIdentifier = concernsIdentifier
     }
 
     /// `campaigns[2].placement: unknown placement "home_topp"` (contract §4, Validation).
@@ -33,8 +38,13 @@ struct ProblemCollector {
 
     var hasErrors: Bool { problems.contains { $0.severity == .error } }
 
-    mutating func error(_ path: JSONPath, _ reason: String) {
-        problems.append(ValidationProblem(.error, path, reason))
+    mutating func error(_ path: JSONPath, _ reason: String, identifier: Bool = false) {
+        problems.append(ValidationProblem(.error, path, reason, concernsIdentifier: identifier))
+    }
+
+    /// `text` at `path` breaks the grammar of `kind`.
+    mutating func identifierError(_ path: JSONPath, _ kind: IdentifierKind, _ text: String) {
+        error(path, kind.problem(with: text), identifier: true)
     }
 
     mutating func warning(_ path: JSONPath, _ reason: String) {

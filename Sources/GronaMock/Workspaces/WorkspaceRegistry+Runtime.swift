@@ -1,35 +1,54 @@
 import GronaMockHTTP
 import GronaMockJSON
 
-/// Changes made while the server runs (contract §8): replace a workspace, kill or revive a campaign, clone a
-/// workspace for an isolated test run, rotate keys. Each is validated as a file is and served as a new signed
-/// revision; `reset` puts everything back to the files.
+/// Changes made while the server runs (contract §8): replace a workspace, kill or revive a campaign, rotate
+/// keys, reset. Each is validated as a file is and served as a new signed revision. Clones are in
+/// `WorkspaceRegistry+Clones.swift`.
 extension WorkspaceRegistry {
     /// Why a run-time change was refused.
     package enum ChangeError: Error, Sendable {
-        case invalid([ValidationProblem])
+        /// The document has errors. `allowInvalidWouldServe` when every one is a content error that
+        /// `PUT …?allowInvalid=true` relaxes (never an identifier).
+        case invalid([ValidationProblem], allowInvalidWouldServe: Bool)
+        /// A key, id or secret that breaks its grammar (contract §1), wherever it was given.
+        case invalidIdentifier(InvalidIdentifier)
         case unknownWorkspace(String)
         case unknownCampaign(String)
         case notAClone(String)
         case alreadyExists(String)
+        /// `--max-clones` clones are served already.
+        case tooManyClones(limit: Int)
         /// The document's secret key belongs to another served workspace (named), whatever `allowInvalid`
         /// says: a secret picks the workspace on the grants endpoint, so sharing one would split its grants.
         case secretKeyInUse(owner: String)
         case failed(String)
-        /// Served here, but the other instances on the database could not be told (a 503: ask again).
+        /// The storage could not be reached (to sign a revision, or to tell the other instances): a 503, ask
+        /// again.
         case unavailable(StorageError)
     }
 
+    /// Which key list `rotate` turns.
+    package enum KeyRole: String, Sendable {
+        case config, grant
+    }
+
     /// Serves `document` as workspace `key`, in place of its file until a reset. With `allowInvalid`, a
-    /// workspace with errors is served anyway (to test how an SDK rejects bad campaigns).
+    /// workspace with content errors is served anyway (to test how an SDK rejects bad campaigns); identifiers
+    /// are checked whatever it says.
     @discardableResult
     package func put(
         _ key: String, document: JSONValue, allowInvalid: Bool = false, origin: Origin = .runtime
     ) throws(ChangeError) -> Entry {
-        try loading.withLock { _ throws(ChangeError) in
+        try Self.check(key, .workspaceKey, given: "the path")
+        return try lane.withLock { lane throws(ChangeError) in
             // A clone stays one (deletable, and removed when its time to live passes) whatever is put in it.
             let origin = entry(for: key)?.origin == .clone ? .clone : origin
-            return try published(replace(key, document: document, allowInvalid: allowInvalid, origin: origin))
+            let entry = try replace(
+                key, document: document, allowInvalid: allowInvalid, origin: origin, offersAllowInvalid: true,
+                in: &lane)
+            try published(entry)
+            announce(.replaced, key: key, in: &lane)
+            return entry
         }
     }
 
@@ -38,7 +57,9 @@ extension WorkspaceRegistry {
     package func setStatus(
         _ status: Campaign.Status, campaign campaignID: String, in key: String
     ) throws(ChangeError) -> Entry {
-        try loading.withLock { _ throws(ChangeError) in
+        try Self.check(key, .workspaceKey, given: "the path")
+        try Self.check(campaignID, .campaignID, given: "the path")
+        return try lane.withLock { lane throws(ChangeError) in
             let current = try existing(key)
             guard var root = current.source.objectValue, var config = root["config"]?.objectValue,
                 var campaigns = config["campaigns"]?.arrayValue,
@@ -49,105 +70,23 @@ extension WorkspaceRegistry {
             campaigns[index] = .object(campaign)
             config.set("campaigns", .array(campaigns))
             root.set("config", .object(config))
-            return try published(
-                replace(
-                    key, document: .object(root), allowInvalid: !current.problems.isEmpty,
-                    origin: current.origin == .clone ? .clone : .runtime))
-        }
-    }
-
-    /// Copies workspace `key` as `newKey`: the same content and keys, its own secret key (a secret picks the
-    /// workspace on the grants endpoint, so it cannot be shared) and its own events. With `ttlSeconds`, the
-    /// clone is removed by `expireClones` once that many seconds of real time have passed after `now`.
-    package func clone(
-        _ key: String, as newKey: String, secretKey: String?, ttlSeconds: Int? = nil,
-        now: UInt64 = MonotonicClock.now()
-    ) throws(ChangeError) -> (Entry, String) {
-        try loading.withLock { _ throws(ChangeError) -> (Entry, String) in
-            let current = try existing(key)
-            guard Identifiers.isWorkspaceKey(newKey) else {
-                throw .invalid([
-                    ValidationProblem(
-                        .error, .root, "\(Quote.text(newKey)) is not a workspace key ([a-z0-9][a-z0-9-]{0,62})")
-                ])
-            }
-            guard entry(for: newKey) == nil else { throw .alreadyExists(newKey) }
-            let secret = secretKey ?? "sk_test_\(newKey)_" + Base64.urlEncode((try? LibCrypto.randomBytes(12)) ?? [])
-            guard var root = current.source.objectValue else { throw .failed("the workspace has no source document") }
-            root.set("workspaceKey", .string(newKey))
-            root.set("secretKeys", .array([.string(secret)]))
             let entry = try replace(
-                newKey, document: .object(root), allowInvalid: !current.problems.isEmpty, origin: .clone)
-            // `deadline(from:after:)` saturates, so no time to live can overflow the deadline.
-            let expiry = ttlSeconds.map {
-                CloneExpiry(ttlSeconds: $0, deadline: MonotonicClock.deadline(from: now, after: .seconds($0)))
-            }
-            state.withLock { $0.expiries[newKey] = expiry }
-            // Other instances get the wall-clock deadline, which they read alike.
-            let shared = ttlSeconds.map {
-                SharedExpiry(ttlSeconds: $0, expiresAt: ServerClock.wallMilliseconds().clampedAdding(Int64($0) * 1000))
-            }
-            try publish(.serve(workspace: newKey, document: entry.source, origin: .clone, expiry: shared))
-            return (entry, secret)
+                key, document: .object(root), allowInvalid: !current.problems.isEmpty,
+                origin: current.origin == .clone ? .clone : .runtime, in: &lane)
+            try published(entry)
+            let cause: WorkspaceChange.Cause =
+                status == .killed ? .killed(campaign: campaignID) : .revived(campaign: campaignID)
+            announce(cause, key: key, in: &lane)
+            return entry
         }
-    }
-
-    /// Stops serving a clone (its events are the caller's to delete).
-    package func removeClone(_ key: String) throws(ChangeError) {
-        try loading.withLock { _ throws(ChangeError) in
-            let current = try existing(key)
-            guard current.origin == .clone else { throw .notAClone(key) }
-            dropClone(key)
-            try publish(.removeClone(workspace: key))
-        }
-    }
-
-    /// The time to live of clone `key`, if it was given one.
-    package func expiry(of key: String) -> CloneExpiry? {
-        state.withLock { $0.expiries[key] }
-    }
-
-    /// Removes the clones whose time to live has passed at `now` (a `MonotonicClock` reading; tests pass
-    /// their own) and tells the observers (`onCloneExpired`) each key, so that its events and the rest of its
-    /// run go too. The file watcher calls it on every tick; the work is one pass over the clones that have a
-    /// time to live. Returns the keys removed.
-    @discardableResult
-    package func expireClones(now: UInt64 = MonotonicClock.now()) -> [String] {
-        let expired = loading.withLock { _ in
-            state.withLock { state -> [(key: String, ttl: Int)] in
-                let due = state.expiries.filter { $0.value.deadline <= now }
-                for key in due.keys {
-                    state.expiries[key] = nil
-                    // Deleting or resetting a clone drops its expiry, so this only guards the invariant.
-                    if state.entries[key]?.origin == .clone { state.entries[key] = nil }
-                    state.stamps[filePath(key)] = nil
-                }
-                return due.map { ($0.key, $0.value.ttlSeconds) }.sorted { $0.key < $1.key }
-            }
-        }
-        let observers = expiryObservers.withLock { $0 }
-        for (key, ttl) in expired {
-            logger.info("clone expired; no longer served", [("workspace", key), ("ttlSeconds", ttl)])
-            for observer in observers { observer(key) }
-        }
-        return expired.map(\.key)
-    }
-
-    /// Adds a handler told the key of every clone `expireClones` removes.
-    package func onCloneExpired(_ observer: @escaping @Sendable (String) -> Void) {
-        expiryObservers.withLock { $0.append(observer) }
-    }
-
-    /// Which key list `rotate` turns.
-    package enum KeyRole: String, Sendable {
-        case config, grant
     }
 
     /// The next key becomes current and the old one stays published (second in the list); when there is no
     /// next key, a new one is generated (in memory only, until a reset).
     @discardableResult
     package func rotate(_ role: KeyRole, in key: String) throws(ChangeError) -> Entry {
-        try loading.withLock { _ throws(ChangeError) in
+        try Self.check(key, .workspaceKey, given: "the path")
+        return try lane.withLock { lane throws(ChangeError) in
             let current = try existing(key)
             var list = role == .config ? current.workspace.configKeyIDs : current.workspace.grantKeyIDs
             guard let old = list.first else { throw .failed("the workspace has no \(role.rawValue) keys") }
@@ -156,8 +95,7 @@ extension WorkspaceRegistry {
             } else {
                 let kid = "\(key)-\(role.rawValue)-rotated-\(clock.nowSeconds())"
                 do {
-                    let generated = try P256SigningKey.generate()
-                    state.withLock { $0.keys.insert(generated, kid: kid) }
+                    keyRing.insert(try P256SigningKey.generate(), kid: kid)
                 } catch {
                     throw .failed("generating a key: \(error)")
                 }
@@ -170,10 +108,12 @@ extension WorkspaceRegistry {
             root.set("signing", .object(signing))
             // A generated key stays in this process: other instances serve the rotated document only when
             // they hold the key too (docs/scaling.md).
-            return try published(
-                replace(
-                    key, document: .object(root), allowInvalid: !current.problems.isEmpty,
-                    origin: current.origin == .clone ? .clone : .runtime))
+            let entry = try replace(
+                key, document: .object(root), allowInvalid: !current.problems.isEmpty,
+                origin: current.origin == .clone ? .clone : .runtime, in: &lane)
+            try published(entry)
+            announce(.rotated(role), key: key, in: &lane)
+            return entry
         }
     }
 
@@ -181,8 +121,8 @@ extension WorkspaceRegistry {
     /// Other instances reset too; when that cannot be recorded, the failure is logged and this one is reset
     /// all the same.
     package func reset() {
-        loading.withLock { _ in
-            resetAll()
+        lane.withLock { lane in
+            resetAll(in: &lane)
             do throws(ChangeError) {
                 try publish(.reset(workspace: nil))
             } catch {
@@ -191,16 +131,14 @@ extension WorkspaceRegistry {
         }
     }
 
-    /// Every run-time change dropped; the caller holds `loading`.
-    func resetAll() {
-        state.withLock { state in
-            state.entries = state.entries.filter { $0.value.origin == .file }
-            state.expiries = [:]
-            state.stamps = [:]
-            state.keyStamps = [:]
-        }
-        reloadKeys(stamps: Self.keyStamps(keys.directory))
-        _ = reloadAll()
+    /// Every run-time change dropped, the keys read again and every file loaded again.
+    func resetAll(in lane: inout ChangeLane) {
+        let removed = served.removeRuntimeEntries()
+        expiries.removeAll()
+        lane.files.forgetAll()
+        keyRing.reload()
+        _ = reload(force: true, in: &lane)
+        for key in removed { announce(.reset, key: key, in: &lane) }
     }
 
     /// Drops the run-time changes of one workspace, for a test run that shares the server with others: its
@@ -209,66 +147,72 @@ extension WorkspaceRegistry {
     /// unused, until a global reset. Returns the entry now served under `key`, if any.
     @discardableResult
     package func reset(_ key: String) throws(ChangeError) -> Entry? {
-        try loading.withLock { _ throws(ChangeError) -> Entry? in
+        try Self.check(key, .workspaceKey, given: "workspace")
+        return try lane.withLock { lane throws(ChangeError) -> Entry? in
             let current = try existing(key)
             guard current.origin != .file else { return current }
-            let restored = resetOne(key)
-            logger.info(
-                "workspace reset",
-                [("workspace", key), ("was", current.origin.rawValue), ("served", restored != nil)])
+            // Told first, as a removal is: a reset the other instances could not hear of is not made here.
             try publish(.reset(workspace: key))
+            let restored = resetOne(key, in: &lane)
+            logger.info(
+                "workspace reset", [("workspace", key), ("was", current.origin.rawValue), ("served", restored != nil)])
             return restored
         }
     }
 
-    /// Workspace `key`'s run-time change dropped and its file served again, if any; the caller holds `loading`.
-    func resetOne(_ key: String) -> Entry? {
-        state.withLock { state in
-            state.entries[key] = nil
-            state.expiries[key] = nil
-            // Read the file again even if it did not change while the run-time version hid it.
-            state.stamps[filePath(key)] = nil
-        }
-        _ = reload(force: false)
+    /// Workspace `key`'s run-time change dropped and its file, if any, served again.
+    func resetOne(_ key: String, in lane: inout ChangeLane) -> Entry? {
+        served.remove(key)
+        expiries.set(nil, for: key)
+        // Read the file again even if it did not change while the run-time version hid it.
+        lane.files.forget(key)
+        _ = reload(force: false, in: &lane)
+        announce(.reset, key: key, in: &lane)
         return entry(for: key)
     }
 
-    /// Clone `key` no longer served; the caller holds `loading`.
-    func dropClone(_ key: String) {
-        state.withLock {
-            $0.entries[key] = nil
-            $0.expiries[key] = nil
-            // A file of the same name, hidden while the clone was served, is loaded at the next tick.
-            $0.stamps[filePath(key)] = nil
+    // MARK: - Helpers
+
+    /// Throws `.invalidIdentifier` unless `text` is a valid identifier of `kind`, naming where it was given.
+    static func check(_ text: String, _ kind: IdentifierKind, given field: String) throws(ChangeError) {
+        do {
+            try kind.validated(text, given: field)
+        } catch {
+            throw .invalidIdentifier(error)
         }
     }
 
-    // MARK: - Helpers (called holding `loading`)
-
-    /// Where the file of workspace `key` would be.
-    func filePath(_ key: String) -> String { directory + "/" + key + ".json" }
-
-    private func existing(_ key: String) throws(ChangeError) -> Entry {
+    func existing(_ key: String) throws(ChangeError) -> Entry {
         guard let entry = entry(for: key) else { throw .unknownWorkspace(key) }
         return entry
     }
 
+    /// Validates `document` as workspace `key` and serves it. Content errors are served only with
+    /// `allowInvalid`; identifier errors and a secret key another workspace holds never are.
+    /// `offersAllowInvalid`: the caller takes `allowInvalid` from its request, so its refusal may suggest it.
     func replace(
-        _ key: String, document: JSONValue, allowInvalid: Bool, origin: Origin
+        _ key: String, document: JSONValue, allowInvalid: Bool, origin: Origin, offersAllowInvalid: Bool = false,
+        in lane: inout ChangeLane
     ) throws(ChangeError) -> Entry {
         let outcome = WorkspaceValidator.validate(document, expectedKey: key, keyIDs: Set(keys.keyIDs))
-        guard let workspace = outcome.workspace else { throw .invalid(outcome.problems) }
-        if let owner = secretOwner(of: workspace) { throw .secretKeyInUse(owner: owner.workspace.key) }
-        let problems = outcome.problems
-        if problems.contains(where: { $0.severity == .error }) && !allowInvalid { throw .invalid(problems) }
-        do {
-            let entry = try install(workspace, sourcePath: nil, problems: problems, source: document, origin: origin)
-            logger.info(
-                "workspace changed at run time",
-                [("workspace", key), ("revision", entry.configuration.revision), ("origin", origin.rawValue)])
-            return entry
-        } catch {
-            throw .failed("could not sign the configuration: \(error)")
+        guard let workspace = outcome.workspace else {
+            throw .invalid(outcome.problems, allowInvalidWouldServe: false)
         }
+        if let owner = served.owner(ofAny: workspace.secretKeys, except: key) {
+            throw .secretKeyInUse(owner: owner.workspace.key)
+        }
+        let errors = outcome.problems.filter { $0.severity == .error }
+        if errors.contains(where: \.concernsIdentifier) {
+            throw .invalid(outcome.problems, allowInvalidWouldServe: false)
+        }
+        if !errors.isEmpty && !allowInvalid {
+            throw .invalid(outcome.problems, allowInvalidWouldServe: offersAllowInvalid)
+        }
+        let entry = try install(
+            workspace, sourcePath: nil, problems: outcome.problems, source: document, origin: origin, in: &lane)
+        logger.info(
+            "workspace changed at run time",
+            [("workspace", key), ("revision", entry.configuration.revision), ("origin", origin.rawValue)])
+        return entry
     }
 }

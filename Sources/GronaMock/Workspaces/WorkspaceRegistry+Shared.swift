@@ -1,14 +1,13 @@
 import GronaMockHTTP
 
 /// Run-time changes across instances on one database (issue 15): each change this instance applies is
-/// published in the same call, holding `loading`, so that it publishes its changes in the order it applied
-/// them; the changes of other instances come back through `applyShared`, which applies them the way the
-/// local calls do, without publishing them again.
+/// published in the same call, inside the change lane, so that it publishes its changes in the order it
+/// applied them; the changes of other instances come back through `applyShared`, which applies them the way
+/// the local calls do, without publishing them again.
 extension WorkspaceRegistry {
-    /// Publishes a served change (a put, a kill or revive, a rotation) and hands the entry back.
-    func published(_ entry: Entry) throws(ChangeError) -> Entry {
+    /// Publishes a served change (a put, a kill or revive, a rotation).
+    func published(_ entry: Entry) throws(ChangeError) {
         try publish(.serve(workspace: entry.workspace.key, document: entry.source, origin: entry.origin, expiry: nil))
-        return entry
     }
 
     /// Tells the other instances. When that fails the change is already served here: the caller gets a 503
@@ -30,12 +29,12 @@ extension WorkspaceRegistry {
     package func applyShared(
         _ change: RuntimeChange, now: UInt64 = MonotonicClock.now(), wall: Int64 = ServerClock.wallMilliseconds()
     ) {
-        loading.withLock { _ in
+        lane.withLock { lane in
             switch change {
             case .serve(let key, let document, let origin, let expiry):
                 do throws(ChangeError) {
                     // The instance that made the change validated it; it is served as that one serves it.
-                    _ = try replace(key, document: document, allowInvalid: true, origin: origin)
+                    _ = try replace(key, document: document, allowInvalid: true, origin: origin, in: &lane)
                 } catch {
                     logger.error(
                         "a run-time change from another instance cannot be served here",
@@ -45,14 +44,16 @@ extension WorkspaceRegistry {
                 if let expiry {
                     let left = max(0, expiry.expiresAt.clampedAdding(-wall))
                     let deadline = MonotonicClock.deadline(from: now, after: .milliseconds(left))
-                    state.withLock { $0.expiries[key] = CloneExpiry(ttlSeconds: expiry.ttlSeconds, deadline: deadline) }
+                    expiries.set(CloneExpiry(ttlSeconds: expiry.ttlSeconds, deadline: deadline), for: key)
                 }
+                announce(.shared(change.kind), key: key, in: &lane)
             case .removeClone(let key):
-                dropClone(key)
+                dropClone(key, in: &lane)
+                announce(.shared(change.kind), key: key, in: &lane)
             case .reset(let key?):
-                _ = resetOne(key)
+                _ = resetOne(key, in: &lane)
             case .reset(nil):
-                resetAll()
+                resetAll(in: &lane)
             }
         }
     }

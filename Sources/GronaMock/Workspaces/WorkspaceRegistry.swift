@@ -1,11 +1,17 @@
 import GronaMockHTTP
 import GronaMockJSON
 
-/// The workspaces being served and their signed configurations: loaded from `workspaces/`, reloaded when
-/// a file changes, and readable from any thread.
+/// The workspaces being served and their signed configurations: loaded from `workspaces/`, reloaded when a
+/// file changes, changed at run time, readable from any thread.
 ///
-/// A file with errors is not served; an edit that breaks a served file keeps its last good revision
-/// serving, and every error is logged. Revisions come from the database, so they never go back.
+/// A file with errors is not served; an edit that breaks a served file keeps its last good revision serving,
+/// and every error is logged. Revisions come from the database, so they never go back.
+///
+/// The jobs are split into types that each own their lock and state: `ServedWorkspaces` (what is served, by
+/// key and by secret; readers take only its lock), `KeyRing` (the signing keys), `CloneExpiries` (clones'
+/// deadlines) and `WorkspaceFiles` (the files as last seen). Changes run one at a time in the change lane
+/// (`lane`): a method that must run inside it takes the lane's `inout ChangeLane`, so the compiler, not a
+/// comment, says who holds it. Lock order: the lane, then any of the others; never the reverse.
 package final class WorkspaceRegistry: Sendable {
     /// A served workspace.
     package struct Entry: Sendable {
@@ -39,20 +45,7 @@ package final class WorkspaceRegistry: Sendable {
         package let problems: [ValidationProblem]
     }
 
-    struct State {
-        var entries: [String: Entry] = [:]
-        var stamps: [String: String] = [:]
-        var keys: KeyStore
-        var keyStamps: [String: String] = [:]
-        /// Files that are not served as written, with their first error, for health.
-        var fileErrors: [String: String] = [:]
-        /// Clones made with a time to live, by key.
-        var expiries: [String: CloneExpiry] = [:]
-    }
-
-    /// When a clone made with `ttlSeconds` is removed. The deadline is on the real monotonic clock, not the
-    /// mock's: a test that moves the mock's clock forward by a day must not delete its own clone, and one that
-    /// moves it back must not keep a forgotten clone for ever.
+    /// When a clone made with `ttlSeconds` is removed (see `CloneExpiries`).
     package struct CloneExpiry: Sendable, Equatable {
         package let ttlSeconds: Int
         /// `MonotonicClock` nanoseconds.
@@ -65,63 +58,78 @@ package final class WorkspaceRegistry: Sendable {
     /// The time to live a clone may be given: a second to a day.
     package static let cloneTTLSeconds: ClosedRange<Int> = 1...86_400
 
-    /// Files whose last load failed, with the first error of each, in file order.
-    package var loadErrors: [(file: String, message: String)] {
-        state.withLock { $0.fileErrors }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    /// The state only changes touch, owned by the change lane.
+    struct ChangeLane {
+        var files: WorkspaceFiles
     }
 
-    /// How many workspaces are served now.
-    package var servedCount: Int { state.withLock { $0.entries.count } }
-
     package let directory: String
-    private let revisions: any GronaStorage
+    let served = ServedWorkspaces()
+    let keyRing: KeyRing
+    let expiries = CloneExpiries()
+    let revisions: any GronaStorage
     let clock: ServerClock
     /// Where run-time changes are told to the other instances on the same database (nothing, alone).
     let shared: any SharedRuntime
     let logger: Logger
-    let state: Mutex<State>
-    /// Serialises loading, so two reloads never sign the same change twice; readers do not take it.
-    let loading = Mutex(())
-    /// Told the key of each clone `expireClones` removed, to clear what else the clone's run left.
-    let expiryObservers = Mutex<[@Sendable (String) -> Void]>([])
+    /// The most clones served at once; a clone past it is refused (`ChangeError.tooManyClones`).
+    package let maxClones: Int
+    /// Changes one at a time, so that two reloads never sign the same change twice and every instance hears
+    /// of changes in the order they were applied. Readers never take it.
+    let lane: Mutex<ChangeLane>
+    private let listeners = Mutex<[@Sendable (WorkspaceChange) -> Void]>([])
 
     package init(
         directory: String, keys: KeyStore, revisions: any GronaStorage, clock: ServerClock, logger: Logger,
-        shared: any SharedRuntime = LocalRuntime()
+        shared: any SharedRuntime = LocalRuntime(), maxClones: Int = GronaMockConfiguration.defaultMaxClones
     ) {
         self.directory = directory
         self.revisions = revisions
         self.clock = clock
         self.shared = shared
         self.logger = logger
-        state = Mutex(State(keys: keys, keyStamps: Self.keyStamps(keys.directory)))
+        self.maxClones = maxClones
+        keyRing = KeyRing(keys, logger: logger)
+        lane = Mutex(ChangeLane(files: WorkspaceFiles(directory: directory)))
     }
 
     // MARK: - Reading
 
-    package func entry(for workspaceKey: String) -> Entry? {
-        state.withLock { $0.entries[workspaceKey] }
+    package func entry(for workspaceKey: String) -> Entry? { served.entry(for: workspaceKey) }
+
+    /// The workspace whose secret key this is: a hash lookup whatever the number of workspaces, whose time
+    /// says nothing about how close a guess came (`SecretIndex`).
+    package func entry(forSecret secret: String) -> Entry? { served.entry(forSecret: secret) }
+
+    package var workspaceKeys: [String] { served.keys }
+
+    /// How many workspaces are served now.
+    package var servedCount: Int { served.count }
+
+    /// How many of them are clones.
+    package var cloneCount: Int { served.cloneCount }
+
+    package var keys: KeyStore { keyRing.keys }
+
+    /// Files whose last load failed, with the first error of each, in file order.
+    package var loadErrors: [(file: String, message: String)] { served.fileErrors }
+
+    /// The time to live of clone `key`, if it was given one.
+    package func expiry(of key: String) -> CloneExpiry? { expiries.expiry(of: key) }
+
+    // MARK: - Listening
+
+    /// Adds a listener told every change, in order, while the change lane is held: it must be quick (a
+    /// listener that waits delays the next change, never a request that only reads).
+    package func onChange(_ listener: @escaping @Sendable (WorkspaceChange) -> Void) {
+        listeners.withLock { $0.append(listener) }
     }
 
-    /// The workspace whose secret key this is. Every secret of every workspace is compared in constant
-    /// time, so the answer's timing says nothing about how close a guess came.
-    package func entry(forSecret secret: String) -> Entry? {
-        let entries = state.withLock { Array($0.entries.values) }
-        var found: Entry?
-        for entry in entries {
-            for candidate in entry.workspace.secretKeys where ConstantTime.equals(candidate, secret) {
-                found = entry
-            }
-        }
-        return found
-    }
-
-    package var workspaceKeys: [String] {
-        state.withLock { $0.entries.keys.sorted() }
-    }
-
-    package var keys: KeyStore {
-        state.withLock { $0.keys }
+    /// Tells the listeners of a change just applied.
+    func announce(_ cause: WorkspaceChange.Cause, key: String, in lane: inout ChangeLane) {
+        let change = WorkspaceChange(
+            workspaceKey: key, cause: cause, served: served.entry(for: key), at: clock.nowMilliseconds())
+        for listener in listeners.withLock({ $0 }) { listener(change) }
     }
 
     // MARK: - Loading
@@ -129,73 +137,57 @@ package final class WorkspaceRegistry: Sendable {
     /// Loads every `<workspaceKey>.json` in the directory, and drops workspaces whose file is gone.
     @discardableResult
     package func loadDirectory() -> [FileReport] {
-        loading.withLock { _ in reload(force: true) }
+        lane.withLock { reload(force: true, in: &$0) }
     }
-
-    /// Every file, loaded again; the caller holds `loading`.
-    func reloadAll() -> [FileReport] { reload(force: true) }
 
     /// Reloads files whose stamp changed since the last look (and all of them when a key changed).
     @discardableResult
     package func reloadChangedFiles() -> [FileReport] {
-        loading.withLock { _ in reload(force: false) }
+        lane.withLock { reload(force: false, in: &$0) }
     }
 
-    /// Loads the files whose stamp changed (every file with `force`); the caller holds `loading`.
-    func reload(force: Bool) -> [FileReport] {
-        var forceAll = force
-        let keyStamps = Self.keyStamps(keys.directory)
-        if keyStamps != state.withLock({ $0.keyStamps }) {
-            reloadKeys(stamps: keyStamps)
-            forceAll = true
-        }
-        let names: [String]
+    /// Loads the files whose stamp changed (every file with `force`, or when a signing key changed).
+    func reload(force: Bool, in lane: inout ChangeLane) -> [FileReport] {
+        let keysChanged = keyRing.reloadIfChanged()
+        let scan: WorkspaceFiles.Scan
         do {
-            names = try FileSystem.list(directory).filter { $0.hasSuffix(".json") }
+            scan = try lane.files.scan(force: force || keysChanged)
         } catch {
             if force { logger.warning("no workspaces loaded", [("reason", "\(error)")]) }
             return []
         }
-        let paths = Set(names.map { directory + "/" + $0 })
         // Vanished files go first: a file renamed in one step must not clash with its own old entry.
-        var reports = removeEntries(notIn: paths)
-        for name in names {
-            let path = directory + "/" + name
-            let stamp = FileSystem.stamp(path)
-            let key = String(name.dropLast(5))
-            let (unchanged, overridden) = state.withLock {
-                ($0.stamps[path] == stamp, $0.entries[key].map { $0.origin != .file } ?? false)
-            }
-            state.withLock { $0.stamps[path] = stamp }
+        var reports = removeEntries(notIn: scan.paths, in: &lane)
+        for (key, path) in scan.changed {
             // A run-time change hides its file until a reset.
-            if (unchanged && !forceAll) || overridden { continue }
-            reports.append(loadFile(path, workspaceKey: String(name.dropLast(5))))
+            if let current = served.entry(for: key), current.origin != .file { continue }
+            reports.append(loadFile(path, workspaceKey: key, in: &lane))
         }
-        state.withLock { $0.fileErrors = $0.fileErrors.filter { paths.contains($0.key) } }
+        served.keepFileErrors(of: scan.paths)
         // A file refused because of another (a shared secret key) gets another chance once something changed.
-        let changed = reports.contains { $0.outcome != .rejected(keptRevision: nil) }
-        if changed {
+        if reports.contains(where: { $0.outcome != .rejected(keptRevision: nil) }) {
             let loaded = Set(reports.map(\.path))
-            for path in state.withLock({ $0.fileErrors.keys.sorted() }) where !loaded.contains(path) {
+            for (path, _) in served.fileErrors where !loaded.contains(path) {
                 let name = String(path.dropFirst(directory.count + 1))
-                reports.append(loadFile(path, workspaceKey: String(name.dropLast(5))))
+                reports.append(loadFile(path, workspaceKey: String(name.dropLast(5)), in: &lane))
             }
         }
         return reports
     }
 
-    private func loadFile(_ path: String, workspaceKey: String) -> FileReport {
+    private func loadFile(_ path: String, workspaceKey: String, in lane: inout ChangeLane) -> FileReport {
         let previous = entry(for: workspaceKey)
+        guard IdentifierKind.workspaceKey.isValid(workspaceKey) else {
+            let reason =
+                "the file name is not <workspaceKey>.json with \(IdentifierKind.workspaceKey.described) "
+                + "like acme-market (\(IdentifierKind.workspaceKey.grammar))"
+            return rejected(path, [ValidationProblem(.error, .root, reason)], previous: previous)
+        }
         let bytes: [UInt8]
         do {
             bytes = try FileSystem.read(path, maxBytes: 8 * 1024 * 1024)
         } catch {
             return rejected(path, [ValidationProblem(.error, .root, "\(error)")], previous: previous)
-        }
-        guard Identifiers.isWorkspaceKey(workspaceKey) else {
-            let reason =
-                "the file name is not <workspaceKey>.json with a key like acme-market ([a-z0-9][a-z0-9-]{0,62})"
-            return rejected(path, [ValidationProblem(.error, .root, reason)], previous: previous)
         }
         let document: JSONValue
         do {
@@ -208,8 +200,9 @@ package final class WorkspaceRegistry: Sendable {
         guard let workspace = outcome.workspace, !problems.contains(where: { $0.severity == .error }) else {
             return rejected(path, problems, previous: previous)
         }
-        do {
-            let entry = try install(workspace, sourcePath: path, problems: problems, source: document, origin: .file)
+        do throws(ChangeError) {
+            let entry = try install(
+                workspace, sourcePath: path, problems: problems, source: document, origin: .file, in: &lane)
             for warning in problems {
                 logger.warning("workspace file warning", [("file", path), ("problem", "\(warning)")])
             }
@@ -218,35 +211,45 @@ package final class WorkspaceRegistry: Sendable {
                     "serving workspace",
                     [("workspace", workspace.key), ("revision", entry.configuration.revision), ("file", path)])
             }
-            state.withLock { $0.fileErrors[path] = nil }
+            served.clearFileError(path)
+            announce(.fileLoaded(path: path), key: workspace.key, in: &lane)
             return FileReport(path: path, outcome: .served(revision: entry.configuration.revision), problems: problems)
         } catch {
-            problems.append(ValidationProblem(.error, .root, "could not sign the configuration: \(error)"))
+            problems.append(ValidationProblem(.error, .root, error.httpError.message))
             return rejected(path, problems, previous: previous)
         }
     }
 
-    /// Signs (or reuses) the revision for `workspace` and serves it.
+    /// Signs (or reuses) the revision for `workspace` and serves it. A storage that cannot be reached is
+    /// `.unavailable` (a 503 that asking again may cure), any other failure `.failed`.
     @discardableResult
     func install(
-        _ workspace: Workspace, sourcePath: String?, problems: [ValidationProblem], source: JSONValue, origin: Origin
-    ) throws -> Entry {
+        _ workspace: Workspace, sourcePath: String?, problems: [ValidationProblem], source: JSONValue, origin: Origin,
+        in lane: inout ChangeLane
+    ) throws(ChangeError) -> Entry {
         let keys = self.keys
-        let stored = try revisions.configRevision(
-            for: workspace.key, contentHash: ConfigurationSigner.contentHash(for: workspace, keys: keys)
-        ) { revision in
-            try ConfigurationSigner.sign(workspace, revision: revision, issuedAt: clock.nowSeconds(), keys: keys)
+        let stored: StoredConfigRevision
+        do {
+            stored = try revisions.configRevision(
+                for: workspace.key, contentHash: ConfigurationSigner.contentHash(for: workspace, keys: keys)
+            ) { revision in
+                try ConfigurationSigner.sign(workspace, revision: revision, issuedAt: clock.nowSeconds(), keys: keys)
+            }
+        } catch let error as StorageError {
+            throw .unavailable(error)
+        } catch {
+            throw .failed("could not sign the configuration: \(error)")
         }
         let entry = Entry(
             workspace: workspace, configuration: SignedConfiguration(workspaceKey: workspace.key, stored: stored),
             sourcePath: sourcePath, problems: problems, source: source, origin: origin)
-        state.withLock { $0.entries[workspace.key] = entry }
+        served.serve(entry)
         return entry
     }
 
     private func rejected(_ path: String, _ problems: [ValidationProblem], previous: Entry?) -> FileReport {
         if let first = problems.first(where: { $0.severity == .error }) {
-            state.withLock { $0.fileErrors[path] = first.description }
+            served.recordFileError(path, first.description)
         }
         for problem in problems where problem.severity == .error {
             logger.error("workspace file has an error", [("file", path), ("problem", "\(problem)")])
@@ -267,70 +270,29 @@ package final class WorkspaceRegistry: Sendable {
     /// so which one is served never depends on the directory's order).
     func secretConflicts(_ workspace: Workspace?) -> [ValidationProblem] {
         guard let workspace else { return [] }
-        let others = state.withLock { $0.entries.values.filter { $0.workspace.key != workspace.key } }
         var problems: [ValidationProblem] = []
         for (index, secret) in workspace.secretKeys.enumerated() {
-            if let owner = others.first(where: { $0.workspace.secretKeys.contains(secret) }) {
-                let source = owner.sourcePath.map { "file \($0)" } ?? "set at run time (\(owner.origin.rawValue))"
-                problems.append(
-                    ValidationProblem(
-                        .error, JSONPath.root.appending("secretKeys").appending(index),
-                        "this secret key is already used by workspace \"\(owner.workspace.key)\" (\(source))"))
-            }
+            guard let owner = served.owner(ofAny: [secret], except: workspace.key) else { continue }
+            let source = owner.sourcePath.map { "file \($0)" } ?? "set at run time (\(owner.origin.rawValue))"
+            problems.append(
+                ValidationProblem(
+                    .error, JSONPath.root.appending("secretKeys").appending(index),
+                    "this secret key is already used by workspace \"\(owner.workspace.key)\" (\(source))",
+                    concernsIdentifier: true))
         }
         return problems
     }
 
-    /// The other served workspace that holds one of `workspace`'s secret keys, if any.
-    func secretOwner(of workspace: Workspace) -> Entry? {
-        let secrets = Set(workspace.secretKeys)
-        return state.withLock { state in
-            state.entries.values.first {
-                $0.workspace.key != workspace.key && !secrets.isDisjoint(with: $0.workspace.secretKeys)
-            }
-        }
-    }
-
-    private func removeEntries(notIn paths: Set<String>) -> [FileReport] {
-        let removed = state.withLock { state -> [Entry] in
-            let gone = state.entries.values.filter { entry in
-                entry.origin == .file && (entry.sourcePath.map { !paths.contains($0) } ?? false)
-            }
-            for entry in gone {
-                state.entries[entry.workspace.key] = nil
-                if let path = entry.sourcePath { state.stamps[path] = nil }
-            }
-            return gone
-        }
-        return removed.compactMap { entry in
-            guard let path = entry.sourcePath else { return nil }
+    /// The file-served workspaces whose file is gone stop being served.
+    private func removeEntries(notIn paths: Set<String>, in lane: inout ChangeLane) -> [FileReport] {
+        served.fileEntries.compactMap { entry in
+            guard let path = entry.sourcePath, !paths.contains(path) else { return nil }
+            served.remove(entry.workspace.key)
+            lane.files.forget(entry.workspace.key)
             logger.info(
                 "workspace file removed; no longer served", [("workspace", entry.workspace.key), ("file", path)])
+            announce(.fileRemoved(path: path), key: entry.workspace.key, in: &lane)
             return FileReport(path: path, outcome: .removed, problems: [])
         }
-    }
-
-    func reloadKeys(stamps: [String: String]) {
-        let directory = keys.directory
-        do {
-            let (store, problems) = try KeyStore.load(from: directory)
-            for problem in problems { logger.error("signing key not loaded", [("problem", problem)]) }
-            state.withLock {
-                $0.keys = store
-                $0.keyStamps = stamps
-            }
-        } catch {
-            logger.error("signing keys not reloaded", [("reason", "\(error)")])
-            state.withLock { $0.keyStamps = stamps }
-        }
-    }
-
-    static func keyStamps(_ directory: String) -> [String: String] {
-        let names = (try? FileSystem.list(directory)) ?? []
-        var stamps: [String: String] = [:]
-        for name in names where name.hasSuffix(".pem") {
-            stamps[name] = FileSystem.stamp(directory + "/" + name) ?? ""
-        }
-        return stamps
     }
 }

@@ -37,13 +37,15 @@ package enum WorkspaceValidator {
 
         let keyPath = JSONPath.root.appending("workspaceKey")
         var key = problems.string(root["workspaceKey"], at: keyPath)
-        if let found = key, !Identifiers.isWorkspaceKey(found) {
-            problems.error(keyPath, "\(Quote.text(found)) is not a workspace key ([a-z0-9][a-z0-9-]{0,62})")
+        if let found = key, !IdentifierKind.workspaceKey.isValid(found) {
+            problems.identifierError(keyPath, .workspaceKey, found)
             key = nil
         }
         if let found = key, let expectedKey, found != expectedKey {
+            // The key names the file and the URL: a mismatch is an identifier problem, never relaxed.
             problems.error(
-                keyPath, "\(Quote.text(found)) does not match the file or URL, which name \"\(expectedKey)\"")
+                keyPath, "\(Quote.text(found)) does not match the file or URL, which name \"\(expectedKey)\"",
+                identifier: true)
         }
 
         let secretKeys = readSecretKeys(root["secretKeys"], &problems)
@@ -68,12 +70,12 @@ package enum WorkspaceValidator {
         for (index, item) in list.enumerated() {
             // Secrets are never quoted back: a message names the position only.
             guard let secret = problems.string(item, at: path.appending(index)) else { continue }
-            guard (8...200).contains(secret.utf8.count), secret.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-                problems.error(path.appending(index), "must be 8 to 200 printable ASCII characters without spaces")
+            guard IdentifierKind.secretKey.isValid(secret) else {
+                problems.identifierError(path.appending(index), .secretKey, secret)
                 continue
             }
             if keys.contains(secret) {
-                problems.error(path.appending(index), "repeats an earlier secret key")
+                problems.error(path.appending(index), "repeats an earlier secret key", identifier: true)
                 continue
             }
             keys.append(secret)
@@ -93,9 +95,8 @@ package enum WorkspaceValidator {
             var kids: [String] = []
             for (index, item) in list.enumerated() {
                 guard let kid = problems.string(item, at: listPath.appending(index)) else { continue }
-                if !KeyStore.isValidKeyID(kid) {
-                    problems.error(
-                        listPath.appending(index), "\(Quote.text(kid)) is not a key id ([A-Za-z0-9._-]{1,64})")
+                if !IdentifierKind.keyID.isValid(kid) {
+                    problems.identifierError(listPath.appending(index), .keyID, kid)
                 } else if kids.contains(kid) {
                     problems.error(listPath.appending(index), "key \"\(kid)\" is listed twice")
                 } else if !keyIDs.contains(kid) {

@@ -160,7 +160,8 @@ struct EventValidationTests {
             name: "timestamp as a string", event: exposure.editing("timestamp", "1764478799001"), field: "timestamp",
             reason: "must be an integer"),
         InvalidEventCase(
-            name: "timestamp in exponent form", event: exposure.editing("timestamp", number("1.764478799e12")),
+            name: "timestamp with a fraction in exponent form",
+            event: exposure.editing("timestamp", number("1.7644787990015e12")),
             field: "timestamp", reason: "must be an integer"),
         InvalidEventCase(
             name: "timestamp missing", event: exposure.editing("timestamp", nil), field: "timestamp",
