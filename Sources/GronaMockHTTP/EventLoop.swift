@@ -167,6 +167,7 @@ final class EventLoop: @unchecked Sendable {
             }
             if event.writable { connection.writable() }
             if event.readable { connection.readable() }
+            if event.readHangup { connection.readHangup() }
         }
     }
 
