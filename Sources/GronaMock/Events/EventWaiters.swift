@@ -36,9 +36,18 @@ final class EventWaiters: Sendable {
             responder: responder)
         let id = nextID.add(1, ordering: .relaxed).newValue
         waiters.withLock { $0[id] = waiter }
+        // A client that goes takes its waiter with it, at once: the connection is freed without waiting for
+        // the timeout, and the waiter is no longer counted in `pending` nor evaluated on every commit. Its
+        // release runs on an event loop: one lock and a removal, nothing slow.
+        responder.hold { [weak self] in self?.remove(id) }
         // Evaluate at once: the events may already be there.
         touched.withLock { $0 = ($0 ?? []).union([filter.workspace ?? "*"]) }
         worker.wake()
+    }
+
+    /// Forgets a waiter whose client went; an evaluation already under way finds it gone and sends nothing.
+    private func remove(_ id: Int) {
+        waiters.withLock { _ = $0.removeValue(forKey: id) }
     }
 
     /// How many long-polls are waiting now (a metric; tests wait for it instead of sleeping).
