@@ -124,11 +124,13 @@ public final class HTTPResponder: Sendable {
     }
 
     /// Whether a hold is declared and the request is not answered yet.
-    var isHeld: Bool { state.withLock { !$0.holds.isEmpty } }
+    package var isHeld: Bool { state.withLock { !$0.holds.isEmpty } }
 
     /// The client went: a request still unanswered is abandoned, and its holds are released (once, here).
     /// True when it was unanswered: the caller reports it; false when the answer had already been given.
-    func abandon() -> Bool {
+    /// Called by whoever would deliver the answer: the connection as it closes, or an in-process caller that
+    /// stops waiting.
+    package func abandon() -> Bool {
         let holds = state.withLock { state -> [Release]? in
             switch state {
             case .dispatching(let holds), .detached(let holds):

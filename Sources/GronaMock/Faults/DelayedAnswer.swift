@@ -7,8 +7,8 @@ import GronaMockHTTP
 /// its release: a client that goes meanwhile gets its connection closed at once, not after the delay (up to
 /// 600 s, and still held after the rule is deleted), and the cancelled timer lets go of the answer and the
 /// responder at once, where a cancelled `asyncAfter` block would keep them until its deadline.
-enum DelayedAnswer {
-    static func send(_ response: HTTPResponse, through responder: HTTPResponder, afterMilliseconds delay: Int) {
+package enum DelayedAnswer {
+    package static func send(_ response: HTTPResponse, through responder: HTTPResponder, afterMilliseconds delay: Int) {
         let timer = Timer()
         timer.source.schedule(deadline: .now() + .milliseconds(delay))
         timer.source.setEventHandler {
