@@ -2,8 +2,9 @@ import GronaMockHTTP
 import GronaMockJSON
 
 /// The `GET /_mock/events/wait` long-polls: each waits until enough matching events are stored, or until
-/// its timeout, and is answered from this one thread, which wakes on every commit and at each deadline.
-/// Tests call it instead of sleeping and polling.
+/// its timeout, and is answered from this one thread, which wakes on every commit and at each deadline; a
+/// waiter whose client goes first is removed at once (its request is held: `HTTPResponder.hold`). Tests
+/// call it instead of sleeping and polling.
 ///
 /// Each waiter keeps its count (`EventTally`) and, on SQLite, reads only the events stored since. A deletion
 /// makes the next count start over; the oldest events dropped at the `--max-events` bound are taken off by
