@@ -82,7 +82,18 @@ struct HeldClientsTests {
             for client in clients { client.closeNow() }
             try Self.expectFreed(server.port, back: before)
             try Self.expectTwentyServed(server.port)
+            // Each went before its answer: counted as nginx counts it, 499, and not answered later.
+            #expect(try Self.abandonedConfigs(server.port) == 20)
         }
+    }
+
+    /// `grona_http_requests_total` for the configuration endpoint with status 499 (abandoned).
+    static func abandonedConfigs(_ port: Int) throws -> Double? {
+        let response = try fetch(port, "GET /_mock/metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        return try PrometheusText.parse(response.text).first {
+            $0.name == "grona_http_requests_total" && $0.labels["status"] == "499"
+                && $0.labels["route"] == "/v1/mobile/workspaces/{workspaceKey}/config"
+        }?.value
     }
 
     @Test("twenty clients that close during a 30 s long-poll free their connections and their waits at once")
