@@ -50,6 +50,13 @@ static inline int grona_epoll_wait_nanoseconds(int fd, struct epoll_event *event
     return epoll_wait(fd, events, count, grona_milliseconds_rounded_up(nanoseconds));
 }
 
+/// poll(2)'s POLLRDHUP (Linux 2.6.17): the peer finished sending. <poll.h> defines it only with _GNU_SOURCE.
+#ifdef POLLRDHUP
+#define GRONA_POLLRDHUP POLLRDHUP
+#else
+#define GRONA_POLLRDHUP 0x2000
+#endif
+
 extern int ppoll(struct pollfd *descriptors, nfds_t count, const struct timespec *timeout, const sigset_t *mask);
 
 /// poll with a timeout in nanoseconds (ppoll).

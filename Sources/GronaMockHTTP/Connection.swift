@@ -11,11 +11,12 @@ import Darwin
 ///
 /// Confined to its event loop's thread; handlers that answer later reach it through `EventLoop.execute`.
 ///
-/// One file of about 500 lines, on purpose: reading, writing, streamed bodies and closing all move the one
-/// `phase` and the flow-control flags beside it, which are private so that nothing outside can change them
-/// between two steps. Split across extensions in other files they would have to be internal to the module;
-/// the parts that need no such state (the parser, `OutboundQueue`, `ConnectionPhase`, `RequestInFlight`,
-/// `HTTPBodyStream`, the socket or TLS under it as a `ConnectionTransport`) already have files of their own.
+/// One file of about 540 lines, on purpose: reading, writing, streamed bodies, held requests and closing all
+/// move the one `phase` and the flow-control flags beside it, which are private so that nothing outside can
+/// change them between two steps. Split across extensions in other files they would have to be internal to the
+/// module; the parts that need no such state (the parser, `OutboundQueue`, `ConnectionPhase`, `RequestInFlight`,
+/// `HTTPBodyStream`, the socket or TLS under it as a `ConnectionTransport`, the reports of answered and
+/// abandoned requests) already have files of their own.
 final class Connection {
     let token: UInt64
     let fd: Int32
@@ -109,7 +110,8 @@ final class Connection {
         updateInterest()
     }
 
-    /// The client finished sending. Answer what it asked, then close; a half-read request is dropped.
+    /// The client finished sending. Answer what it asked, then close; a half-read request is dropped. A
+    /// request a handler holds ends the connection now: its client is taken as gone (`HTTPResponder.hold`).
     private func peerEnded() {
         peerClosed = true
         if phase == .open { phase = .lastRequestRead }
@@ -122,7 +124,8 @@ final class Connection {
             current = nil
         }
         let streamWithoutReader = streaming?.stream.stopsWhenClientCloses == true
-        if streamWithoutReader || phase.isLingering
+        // A held request's client is taken as gone (see `HTTPResponder.hold`): the hold ends now.
+        if streamWithoutReader || phase.isLingering || holdsRequest
             || (inFlight.isEmpty && outbound.isEmpty && finished.isEmpty && streaming == nil)
         {
             close()
@@ -196,9 +199,10 @@ final class Connection {
         case .route(let handler, let parameters, _, _):
             let request = HTTPRequest(head: head, body: body, pathParameters: parameters, remoteAddress: peer)
             let box = LoopBound(self)
-            let responder = HTTPResponder { [loop] response in
-                loop.execute { box.value.complete(sequence, response) }
-            }
+            let responder = HTTPResponder(
+                deliver: { [loop] response in loop.execute { box.value.complete(sequence, response) } },
+                held: { [loop] in loop.execute { box.value.holdDeclared() } })
+            inFlight[sequence]?.responder = responder
             handler(request, responder)
             if let response = responder.finishDispatch() { complete(sequence, response) }
         }
@@ -298,23 +302,7 @@ final class Connection {
 
     /// Metrics and the access log for an answer as it is queued.
     private func observe(_ request: RequestInFlight, _ response: HTTPResponse, sendsBody: Bool) {
-        if let observer = loop.context.observer {
-            let seconds = Double(MonotonicClock.now() &- request.started) / 1e9
-            observer(
-                HTTPServer.Answered(
-                    route: request.route, method: request.method, status: response.status.code, seconds: seconds))
-        }
-        if configuration.accessLog {
-            let micros = (MonotonicClock.now() &- request.started) / 1000
-            loop.context.logger.info(
-                "request",
-                [
-                    ("method", request.method.description), ("path", String(request.path.prefix(512))),
-                    ("status", response.status.code), ("bytes", sendsBody ? response.body.count : 0),
-                    ("duration_ms", Logger.Value.fixed(Int64(clamping: micros), decimals: 3)),
-                    ("peer", peer),
-                ])
-        }
+        loop.context.answered(request, response, sendsBody: sendsBody, peer: peer)
     }
 
     /// Writes the interim `100 Continue` once every earlier response has gone out (RFC 9110 §15.2.1).
@@ -422,7 +410,13 @@ final class Connection {
     private func updateInterest() {
         guard !phase.isClosed else { return }
         var wanted: Poller.Interest = []
-        if !readPaused && !peerClosed { wanted.insert(.read) }
+        if !readPaused && !peerClosed {
+            wanted.insert(.read)
+        } else if !peerClosed && holdsRequest {
+            // Not reading, the client's end would go unseen behind the bytes it sent before it, and a held
+            // request with it: watch for the end alone.
+            wanted.insert(.readHangup)
+        }
         if !outbound.isEmpty { wanted.insert(.write) }
         wanted.formUnion(transport.interestNeeded)
         guard wanted != interest else { return }
@@ -498,5 +492,49 @@ final class Connection {
         finished.removeAll()
         streaming?.stream.cancel()
         streaming = nil
+        abandonUnanswered()
+    }
+
+    // MARK: - Held requests
+
+    /// Whether a handler holds a request of this connection that is not answered yet (`HTTPResponder.hold`).
+    /// The responders keep that state; this asks them, so that it cannot disagree with them.
+    private var holdsRequest: Bool {
+        inFlight.values.contains { $0.responder?.isHeld == true }
+    }
+
+    /// A handler has just held one of this connection's requests: if its client already finished sending, it
+    /// is gone, and the hold ends now; otherwise, with reading paused, its end is watched for from now on.
+    private func holdDeclared() {
+        guard !phase.isClosed else { return }
+        if peerClosed && holdsRequest {
+            close()
+        } else {
+            updateInterest()
+        }
+    }
+
+    /// The client finished sending, reported without a read (`Poller.Interest.readHangup`, asked for while
+    /// reading is paused and a request is held): the held request's client is gone. Without a hold any more,
+    /// the end waits for the read that reaches it, behind the requests the client sent before it.
+    func readHangup() {
+        guard !phase.isClosed && !peerClosed else { return }
+        if holdsRequest {
+            close()
+        } else {
+            updateInterest()
+        }
+    }
+
+    /// The connection closed with requests still unanswered: each one's responder is abandoned, which
+    /// releases its holds once (a delay's timer, a long-poll's waiter) and makes a late answer go nowhere;
+    /// each is logged and counted as abandoned. A request no handler saw yet (a body cut short) is dropped.
+    private func abandonUnanswered() {
+        guard !inFlight.isEmpty else { return }
+        let unanswered = inFlight.sorted { $0.key < $1.key }.map(\.value)
+        inFlight.removeAll()
+        for request in unanswered where request.responder?.abandon() == true {
+            loop.context.abandoned(request, peer: peer)
+        }
     }
 }

@@ -95,14 +95,16 @@ final class EpollPoller {
             token: token,
             readable: flags & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue) != 0,
             writable: flags & EPOLLOUT.rawValue != 0,
-            hangup: flags & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0)
+            hangup: flags & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0,
+            readHangup: flags & EPOLLRDHUP.rawValue != 0)
     }
 
-    /// RDHUP only with read interest: level-triggered, it would otherwise be reported again and again while
-    /// a connection whose client finished sending waits for a handler.
+    /// RDHUP only with read or read-hangup interest: level-triggered, it would otherwise be reported again and
+    /// again while a connection whose client finished sending waits for a handler.
     private static func mask(_ interest: Poller.Interest) -> UInt32 {
         var mask: UInt32 = 0
         if interest.contains(.read) { mask |= EPOLLIN.rawValue | EPOLLRDHUP.rawValue }
+        if interest.contains(.readHangup) { mask |= EPOLLRDHUP.rawValue }
         if interest.contains(.write) { mask |= EPOLLOUT.rawValue }
         return mask
     }

@@ -11,7 +11,7 @@ final class ServerContext: Sendable {
     let configuration: HTTPServer.Configuration
     let router: Router
     let logger: Logger
-    /// Hears of every answer as it is queued (metrics); nil costs nothing.
+    /// Hears of every answer as it is queued, and of every request abandoned (metrics); nil costs nothing.
     let observer: (@Sendable (HTTPServer.Answered) -> Void)?
     /// Open connections across all loops, for the connection cap.
     let openConnections = Atomic<Int>(0)
@@ -167,6 +167,7 @@ final class EventLoop: @unchecked Sendable {
             }
             if event.writable { connection.writable() }
             if event.readable { connection.readable() }
+            if event.readHangup { connection.readHangup() }
         }
     }
 

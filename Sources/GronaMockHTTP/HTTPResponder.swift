@@ -5,25 +5,69 @@ import GronaMockJSON
 /// A handler calls `send` once, either before it returns (the common case, delivered inline with no thread
 /// hop) or later from any thread: after a database commit, or when a long-poll's data arrives. The loop
 /// is never blocked waiting for it.
+///
+/// A handler that keeps a request unanswered on purpose (a delay, a long-poll) says so with `hold(onAbandon:)`,
+/// so that a client who goes meanwhile takes back its connection at once instead of waiting out the hold.
 public final class HTTPResponder: Sendable {
+    /// Frees what a hold keeps for its request (cancels a timer, removes a waiter from its table).
+    public typealias Release = @Sendable () -> Void
+
     private enum State {
         /// The handler is still running on the loop; a response now is delivered inline when it returns.
-        case dispatching
+        /// `holds`: the releases of the holds declared so far (none: the request is not held).
+        case dispatching(holds: [Release])
         case stored(HTTPResponse)
         /// The handler returned without answering; a later response goes through `deliver`.
-        case detached
+        case detached(holds: [Release])
         case done
+        /// The client went before the answer: a later response goes nowhere and a later hold is released at
+        /// once.
+        case abandoned
+
+        var holds: [Release] {
+            switch self {
+            case .dispatching(let holds), .detached(let holds): holds
+            case .stored, .done, .abandoned: []
+            }
+        }
     }
 
-    private let state = Mutex<State>(.dispatching)
+    private let state = Mutex<State>(.dispatching(holds: []))
     private let deliver: @Sendable (HTTPResponse) -> Void
+    /// Where a hold is reported: the connection, told once when the request becomes held (`HoldNotice.owner`),
+    /// or the responder a relay answers through, which takes the hold itself (`HoldNotice.upstream`).
+    private let notice: HoldNotice
+
+    private enum HoldNotice: Sendable {
+        case none
+        case owner(@Sendable () -> Void)
+        case upstream(HTTPResponder)
+    }
 
     /// `deliver` receives a response sent after dispatch finished; it must be safe to call from any thread.
+    /// Nothing here closes early for a hold: a caller without a connection (in-process exchange) never
+    /// abandons.
     public init(deliver: @escaping @Sendable (HTTPResponse) -> Void) {
         self.deliver = deliver
+        notice = .none
     }
 
-    /// Answers the request. Only the first call counts.
+    /// A responder that stands in front of `upstream` and passes each answer on through `deliver` (after
+    /// changing or timing it): a hold declared on it is `upstream`'s, so that the client that owns `upstream`
+    /// going still releases it.
+    public init(relayingTo upstream: HTTPResponder, deliver: @escaping @Sendable (HTTPResponse) -> Void) {
+        self.deliver = deliver
+        notice = .upstream(upstream)
+    }
+
+    /// The connection's own responder: `held` is called once, from the thread that declares the first hold,
+    /// so that the connection can look again at whether its client is still there.
+    init(deliver: @escaping @Sendable (HTTPResponse) -> Void, held: @escaping @Sendable () -> Void) {
+        self.deliver = deliver
+        notice = .owner(held)
+    }
+
+    /// Answers the request. Only the first call counts; after the client went, it goes nowhere.
     public func send(_ response: HTTPResponse) {
         let deliverNow = state.withLock { state -> Bool in
             switch state {
@@ -33,11 +77,72 @@ public final class HTTPResponder: Sendable {
             case .detached:
                 state = .done
                 return true
-            case .stored, .done:
+            case .stored, .done, .abandoned:
                 return false
             }
         }
         if deliverNow { deliver(response) }
+    }
+
+    /// Declares that the handler holds the request: it answers later on purpose (a delay, a long-poll), and
+    /// until then the request keeps something of the server's (a timer, a waiter). If the client goes before
+    /// the answer (end of stream, reset, a failed write, a timeout, any close), the connection closes at once
+    /// rather than wait for the answer it could not deliver, and calls `onAbandon` once, on its event loop:
+    /// it must free what the hold keeps and return quickly, without blocking. A client that went before the
+    /// hold has it released at once, here; a hold declared after `send` is not kept (nothing is left to free).
+    ///
+    /// As nginx treats a client that closes while its request waits on an upstream (status 499), a client
+    /// that finishes sending during a hold is taken as gone: it could read the answer only if it had kept its
+    /// side open.
+    public func hold(onAbandon release: @escaping Release) {
+        if case .upstream(let upstream) = notice { return upstream.hold(onAbandon: release) }
+        enum Outcome {
+            /// Kept; `first`: no hold before it, so the connection is told.
+            case kept(first: Bool)
+            case releaseNow
+            case ignored
+        }
+        let outcome = state.withLock { state -> Outcome in
+            switch state {
+            case .dispatching(let holds):
+                state = .dispatching(holds: holds + [release])
+                return .kept(first: holds.isEmpty)
+            case .detached(let holds):
+                state = .detached(holds: holds + [release])
+                return .kept(first: holds.isEmpty)
+            case .abandoned:
+                return .releaseNow
+            case .stored, .done:
+                return .ignored
+            }
+        }
+        switch outcome {
+        case .kept(first: true): if case .owner(let held) = notice { held() }
+        case .releaseNow: release()
+        case .kept(first: false), .ignored: break
+        }
+    }
+
+    /// Whether a hold is declared and the request is not answered yet.
+    package var isHeld: Bool { state.withLock { !$0.holds.isEmpty } }
+
+    /// The client went: a request still unanswered is abandoned, and its holds are released (once, here).
+    /// True when it was unanswered: the caller reports it; false when the answer had already been given.
+    /// Called by whoever would deliver the answer: the connection as it closes, or an in-process caller that
+    /// stops waiting.
+    package func abandon() -> Bool {
+        let holds = state.withLock { state -> [Release]? in
+            switch state {
+            case .dispatching(let holds), .detached(let holds):
+                state = .abandoned
+                return holds
+            case .stored, .done, .abandoned:
+                return nil
+            }
+        }
+        guard let holds else { return false }
+        for release in holds { release() }
+        return true
     }
 
     /// Called by whoever ran the handler, right after it returned: the response if the handler already
@@ -48,10 +153,10 @@ public final class HTTPResponder: Sendable {
             case .stored(let response):
                 state = .done
                 return response
-            case .dispatching:
-                state = .detached
+            case .dispatching(let holds):
+                state = .detached(holds: holds)
                 return nil
-            case .detached, .done:
+            case .detached, .done, .abandoned:
                 return nil
             }
         }

@@ -98,13 +98,14 @@ public final class HTTPServer: Sendable {
         public let url: String
     }
 
-    /// One answered request, as the observer given to `start` hears of it.
+    /// One answered request, as the observer given to `start` hears of it; or one abandoned, its connection
+    /// closed before its answer, with status 499 (nginx's "client closed request"), which is never sent.
     public struct Answered: Sendable {
         /// The route pattern that took it (`/v1/mobile/workspaces/{workspaceKey}/config`), or `unmatched`.
         public let route: String
         public let method: HTTPMethod
         public let status: Int
-        /// From the end of the request head to the answer being queued.
+        /// From the end of the request head to the answer being queued, or to the request being abandoned.
         public let seconds: Double
     }
 

@@ -45,6 +45,10 @@ package final class Poller {
         package init(rawValue: UInt8) { self.rawValue = rawValue }
         package static let read = Interest(rawValue: 1)
         package static let write = Interest(rawValue: 2)
+        /// The peer finished sending, told without read interest, so that bytes left unread on purpose (a
+        /// full pipeline) neither wake the loop nor hide the end behind them (EPOLLRDHUP, POLLRDHUP). Linux
+        /// only: poll(2) elsewhere has no such event (macOS reports a half-close as POLLHUP, a hang-up).
+        package static let readHangup = Interest(rawValue: 4)
     }
 
     package struct Event {
@@ -54,6 +58,8 @@ package final class Poller {
         /// Both directions are gone (a reset, or a hang-up) or the socket failed: nothing more can be read
         /// or sent, so the owner closes. A peer that only finished sending is `readable` (end of stream).
         package var hangup: Bool
+        /// The peer finished sending (`Interest.readHangup`); with read interest, the same end is `readable`.
+        package var readHangup: Bool = false
     }
 
     /// Reserved for the cross-thread wake-up.

@@ -140,8 +140,16 @@ final class PortablePoller {
         let readable = returned & POLLIN != 0
         let failed = returned & (POLLERR | POLLNVAL) != 0 || (returned & POLLHUP != 0 && !readable)
         return Poller.Event(
-            token: token, readable: readable, writable: returned & POLLOUT != 0, hangup: failed)
+            token: token, readable: readable, writable: returned & POLLOUT != 0, hangup: failed,
+            readHangup: returned & readHangupFlag != 0)
     }
+
+    /// POLLRDHUP where the system has it (Linux); 0 elsewhere, where a half-close comes as POLLHUP.
+    #if canImport(Glibc)
+    private static let readHangupFlag = Int32(GRONA_POLLRDHUP)
+    #else
+    private static let readHangupFlag: Int32 = 0
+    #endif
 
     /// Empties the pipe, so that the next wait sleeps until the next wake-up.
     private func drainWakeups() {
@@ -158,6 +166,7 @@ final class PortablePoller {
         var mask: Int32 = 0
         if interest.contains(.read) { mask |= POLLIN }
         if interest.contains(.write) { mask |= POLLOUT }
+        if interest.contains(.readHangup) { mask |= readHangupFlag }
         return Int16(mask)
     }
 }

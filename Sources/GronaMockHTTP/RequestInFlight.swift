@@ -9,6 +9,9 @@ struct RequestInFlight {
     /// The route pattern, for the server's observer (metrics).
     var route: String
     var started: UInt64
+    /// The answer channel handed to the route's handler; nil until it is dispatched (and for a request no
+    /// route takes). Kept so that a closing connection can abandon it, releasing what a hold keeps.
+    var responder: HTTPResponder? = nil
 }
 
 /// Carries a loop-confined object through a `@Sendable` closure that only touches it back on its loop.

@@ -49,7 +49,9 @@ package final class Metrics: Sendable {
         let snapshot = state.withLock { $0 }
         var out = ""
         func header(_ name: String, _ type: String, _ help: String) { MetricsText.header(name, type, help, &out) }
-        header("grona_http_requests_total", "counter", "HTTP requests answered, by route, method and status.")
+        header(
+            "grona_http_requests_total", "counter",
+            "HTTP requests answered, by route, method and status; 499: the client went before its answer.")
         for (key, count) in snapshot.requests.sorted(by: {
             ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status)
         }) {

@@ -2,8 +2,9 @@ import GronaMockHTTP
 import GronaMockJSON
 
 /// The `GET /_mock/events/wait` long-polls: each waits until enough matching events are stored, or until
-/// its timeout, and is answered from this one thread, which wakes on every commit and at each deadline.
-/// Tests call it instead of sleeping and polling.
+/// its timeout, and is answered from this one thread, which wakes on every commit and at each deadline; a
+/// waiter whose client goes first is removed at once (its request is held: `HTTPResponder.hold`). Tests
+/// call it instead of sleeping and polling.
 ///
 /// Each waiter keeps its count (`EventTally`) and, on SQLite, reads only the events stored since. A deletion
 /// makes the next count start over; the oldest events dropped at the `--max-events` bound are taken off by
@@ -36,9 +37,18 @@ final class EventWaiters: Sendable {
             responder: responder)
         let id = nextID.add(1, ordering: .relaxed).newValue
         waiters.withLock { $0[id] = waiter }
+        // A client that goes takes its waiter with it, at once: the connection is freed without waiting for
+        // the timeout, and the waiter is no longer counted in `pending` nor evaluated on every commit. Its
+        // release runs on an event loop: one lock and a removal, nothing slow.
+        responder.hold { [weak self] in self?.remove(id) }
         // Evaluate at once: the events may already be there.
         touched.withLock { $0 = ($0 ?? []).union([filter.workspace ?? "*"]) }
         worker.wake()
+    }
+
+    /// Forgets a waiter whose client went; an evaluation already under way finds it gone and sends nothing.
+    private func remove(_ id: Int) {
+        waiters.withLock { _ = $0.removeValue(forKey: id) }
     }
 
     /// How many long-polls are waiting now (a metric; tests wait for it instead of sleeping).

@@ -1,4 +1,3 @@
-import Dispatch
 import GronaMockHTTP
 import GronaMockJSON
 
@@ -49,8 +48,8 @@ extension FaultEngine {
     ///
     /// A status answers at once, and a drop closes the connection with no answer: in both the request is not
     /// processed further, so nothing is stored or signed. A delay or a truncation lets the handler answer as
-    /// usual, through the responder `start` gave it, which sends the answer late (off the event loop, which
-    /// keeps serving) or cuts its body short. The endpoint-specific fault (a tampered configuration or grant)
+    /// usual, through the responder `start` gave it, which sends the answer late (`DelayedAnswer`, off the
+    /// event loop, which keeps serving; a client that goes meanwhile ends the delay) or cuts its body short. The endpoint-specific fault (a tampered configuration or grant)
     /// is left in `fault` for the handler to apply.
     final class Pass: Sendable {
         private let engine: FaultEngine
@@ -99,14 +98,13 @@ extension FaultEngine {
 
         /// A responder that sends each answer on to `responder` as the rule that fired says: late for a
         /// delay, cut short for a truncation, and as it is otherwise. It holds the pass, not the reverse, so
-        /// the two are freed with the request.
+        /// the two are freed with the request; a hold declared on it is `responder`'s, so that the client's
+        /// going releases it.
         fileprivate func delivery(to responder: HTTPResponder) -> HTTPResponder {
-            let relay = HTTPResponder { [self] response in
+            let relay = HTTPResponder(relayingTo: responder) { [self] response in
                 switch fired.withLock({ $0 }) {
                 case .delay(let milliseconds)?:
-                    DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(milliseconds)) {
-                        responder.send(response)
-                    }
+                    DelayedAnswer.send(response, through: responder, afterMilliseconds: milliseconds)
                 case .truncateBody(let afterBytes)?:
                     var response = response
                     let kept = FaultEngine.cut(response.body.count, afterBytes: afterBytes)
