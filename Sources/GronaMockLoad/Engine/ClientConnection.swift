@@ -38,7 +38,7 @@ final class ClientConnection {
         self.deadline = deadline
         sent = 0
         arrival = 0
-        parser.reset()
+        parser.reset(bodyLimit: request.answerLimit)
     }
 
     func endRequest() {

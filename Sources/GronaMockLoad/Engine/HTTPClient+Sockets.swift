@@ -48,6 +48,9 @@ extension HTTPClient {
             }
             do {
                 try connection.feed(UnsafeRawBufferPointer(rebasing: scratch[..<count]))
+            } catch .tooLarge {
+                perform(connection.state.answerTooLarge(), on: connection)
+                return
             } catch {
                 perform(connection.state.malformedResponse(), on: connection)
                 return
