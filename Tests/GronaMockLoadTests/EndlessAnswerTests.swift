@@ -46,6 +46,8 @@ import Testing
             #expect(figures?["failures"]?["malformed"]?.int64Value == 0, "\(framing): \(endpoint)")
             #expect(figures?["errors"]?.int64Value == figures?["requests"]?.int64Value, "\(framing): \(endpoint)")
         }
+        let warnings = json["warnings"]?.arrayValue?.compactMap { $0["code"]?.stringValue } ?? []
+        #expect(warnings.contains("answers_too_large"), "\(framing): \(warnings)")
         #expect(json["thresholds"]?[0]?["passed"]?.boolValue == false)
         #expect(!report.passed)
     }

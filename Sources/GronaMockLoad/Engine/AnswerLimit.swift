@@ -27,6 +27,11 @@ package enum AnswerLimit {
     /// request is in flight at a time, never one per install.
     package static let inspection = HTTPResponseParser.maximumBodyBytes
 
+    /// A size as the report says it: `12 MiB`, `256 KiB`.
+    package static func text(_ bytes: Int) -> String {
+        bytes % (1024 * 1024) == 0 ? "\(bytes / (1024 * 1024)) MiB" : "\(bytes / 1024) KiB"
+    }
+
     /// The limit of an endpoint the fleet calls.
     package static func bytes(for endpoint: LoadEndpoint) -> Int {
         switch endpoint {

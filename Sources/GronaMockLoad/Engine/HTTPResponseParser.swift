@@ -47,6 +47,12 @@ package struct HTTPResponseParser: Sendable {
         body = []
     }
 
+    /// Makes room for `bytes` of body at once (at most the limit), when the client has granted them: a large
+    /// body is then read without the copies of an array that doubles.
+    mutating func reserveBody(_ bytes: Int) {
+        body.reserveCapacity(min(bytes, bodyLimit))
+    }
+
     package var isComplete: Bool { state == .complete }
 
     /// Whether a response was begun (a byte of it read): a connection that ends then has lost an answer.
