@@ -46,8 +46,9 @@ enum AnswerGrant: Equatable {
 /// the small grants together are held to `budget - largestGrant`: when nothing but waiting answers is left,
 /// what is free is enough for the largest whole grant.
 struct AnswerMemory {
-    /// A grant every answer gets first: an events acknowledgement, a 304, the standard workspace's
-    /// configuration fit in it whole; a larger answer stops reading at 16 KiB until it has its whole grant.
+    /// A grant every answer gets first: an events acknowledgement, most grants answers, a 304 fit in it whole; a
+    /// larger answer (a configuration: the standard workspace's is 18 KiB) reads 16 KiB, then asks for room for
+    /// all of it.
     static let smallGrant = 16 * 1024
 
     /// The answer memory's bytes in all.

@@ -2,8 +2,9 @@ import GronaMockHTTP
 
 /// An HTTP/1.1 client for one host and port on non-blocking sockets, driven by the caller's loop on one thread:
 /// keep-alive connections up to a cap, requests queued when every connection is busy, a deadline per request,
-/// answers framed by `Content-Length` or chunks. Made for a load generator: no threads, no locks, one
-/// `Poller`, and no allocation per request beyond the answer's body.
+/// answers framed by `Content-Length` or chunks, each read to its request's limit, and all of them together
+/// kept within one memory budget that does not grow with the connections (`AnswerMemory`). Made for a load
+/// generator: no threads, no locks, one `Poller`, and no allocation per request beyond the answer's body.
 ///
 /// Confined to the thread that made it (not `Sendable`).
 package final class HTTPClient {
