@@ -19,12 +19,40 @@ final class HostileService: @unchecked Sendable {
         var body: [UInt8]
     }
 
+    /// An answer that never ends: its head, then its unit over and over until the client goes away.
+    enum EndlessAnswer: String, Sendable, CaseIterable {
+        /// Chunks of 16 KiB for ever.
+        case chunked
+        /// A terabyte claimed, and bytes fed for as long as they are read.
+        case hugeLength
+        /// A body framed by the end of the connection, which never comes.
+        case untilClose
+
+        var head: String {
+            switch self {
+            case .chunked: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+            case .hugeLength: "HTTP/1.1 200 OK\r\nContent-Length: 1000000000000\r\n\r\n"
+            case .untilClose: "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n"
+            }
+        }
+
+        var unit: String {
+            let filler = String(repeating: "x", count: 0x4000)
+            return self == .chunked ? "4000\r\n" + filler + "\r\n" : filler
+        }
+    }
+
     let port: Int
     let workspace = "hostile-w"
     private let listener: LoopbackListener
     private let handler: @Sendable (Request) -> [UInt8]?
     private let jwks: [UInt8]
     private let config: [UInt8]
+    /// With an endless answer, the run's first configuration is answered as it should be, and every request
+    /// after it (configurations, grants, events) with the endless answer.
+    private let endless: EndlessAnswer?
+    private let lock = NSLock()
+    private var configsServed = 0
 
     /// A live campaign on the home screen's top placement, so that visits log events.
     static let payload =
@@ -35,10 +63,11 @@ final class HostileService: @unchecked Sendable {
 
     /// `key` signs the configuration (as kid `h1`); a test that signs grants too passes its own.
     init(
-        payload: String = HostileService.payload, key: P256SigningKey? = nil,
-        _ handler: @escaping @Sendable (Request) -> [UInt8]?
+        payload: String = HostileService.payload, key: P256SigningKey? = nil, endless: EndlessAnswer? = nil,
+        _ handler: @escaping @Sendable (Request) -> [UInt8]? = { _ in nil }
     ) throws {
         self.handler = handler
+        self.endless = endless
         let key = try key ?? P256SigningKey.generate()
         jwks = Array(JWK.set([JWK(kid: "h1", publicKey: key.publicKey)]).utf8)
         config = try JWSSigner.general(
@@ -90,6 +119,11 @@ final class HostileService: @unchecked Sendable {
             let reply: [UInt8]?
             if request.path.hasSuffix("/jwks.json") {
                 reply = Self.response(200, String(decoding: jwks, as: UTF8.self))
+            } else if let endless, !request.path.hasSuffix("/config") || !servesFirstConfig() {
+                guard write(fd, Array(endless.head.utf8)) else { return }
+                let unit = Array(endless.unit.utf8)
+                while !listener.isStopped, write(fd, unit) {}
+                return
             } else if request.path.hasSuffix("/config") {
                 reply = Self.response(
                     200, String(decoding: config, as: UTF8.self),
@@ -98,6 +132,14 @@ final class HostileService: @unchecked Sendable {
                 reply = handler(request)
             }
             guard let reply, write(fd, reply) else { return }
+        }
+    }
+
+    /// True for the first configuration request only.
+    private func servesFirstConfig() -> Bool {
+        lock.withLock {
+            configsServed += 1
+            return configsServed == 1
         }
     }
 

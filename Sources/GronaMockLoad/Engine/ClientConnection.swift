@@ -14,6 +14,8 @@ final class ClientConnection {
     var arrival: Int64 = 0
     var deadline: UInt64 = .max
     var interest: Poller.Interest = []
+    /// What the answer being read may keep of the client's `AnswerMemory`.
+    var grant = AnswerGrant.none
     /// The unparsed tail of earlier reads (a head or chunk line split across reads).
     private var carry: [UInt8] = []
     /// Bytes came after the whole answer (this client never pipelines, so nobody asked for them): the answer
@@ -26,7 +28,7 @@ final class ClientConnection {
         self.fd = fd
         state = ClientConnectionState()
         parser.reset()
-        carry.removeAll(keepingCapacity: true)
+        dropCarry()
         unaskedBytes = false
         request = nil
         interest = []
@@ -38,13 +40,36 @@ final class ClientConnection {
         self.deadline = deadline
         sent = 0
         arrival = 0
-        parser.reset()
+        parser.reset(bodyLimit: request.answerLimit)
     }
 
+    /// The request is over: what its answer kept is let go (a delivered body now belongs to its completion),
+    /// so that a connection between answers holds nothing of one.
     func endRequest() {
         request = nil
         deadline = .max
         sent = 0
+        parser.reset()
+        dropCarry()
+    }
+
+    /// Bytes of the answer kept: its body so far and what could not be parsed yet. Never more than `grant`.
+    var held: Int { carry.count + parser.body.count }
+
+    /// The most the answer may yet come to keep: its exact size once its `Content-Length` is known, otherwise
+    /// its body limit and a head (chunk lines and trailers are held to that by the parser).
+    var ceiling: Int {
+        if case .fixedBody(let remaining) = parser.state { return held + remaining }
+        return parser.bodyLimit + HTTPResponseParser.maximumHeadBytes
+    }
+
+    /// Keeps a small buffer for the next split head, and lets a larger one go.
+    private func dropCarry() {
+        if carry.capacity > 1024 {
+            carry = []
+        } else {
+            carry.removeAll(keepingCapacity: true)
+        }
     }
 
     /// Parses `bytes` after what was carried; keeps what could not be parsed yet. Bytes beyond the end of the

@@ -98,6 +98,14 @@ package struct ClientConnectionState: Sendable, Equatable {
         return .fail(.malformed)
     }
 
+    /// The answer passed what the client keeps of one: it is given up, and the connection with it (the rest
+    /// of the answer would be read as the next one).
+    package mutating func answerTooLarge() -> Action {
+        guard carriesRequest else { return connectionEnded() }
+        state = .closed
+        return .fail(.answerTooLarge)
+    }
+
     /// The request's deadline passed: before the connect completed, the service could not be connected to.
     package mutating func timedOut() -> Action {
         guard carriesRequest else { return .none }

@@ -23,17 +23,20 @@ package struct ClientRequest: Sendable {
     /// When the generator handed it to the client (`MonotonicClock` nanoseconds, set by `submitNow`): how late
     /// that was is the generator's own lag, which the latency from `intendedStart` includes.
     package var submittedAt: UInt64 = 0
+    /// The most body bytes its answer may have (`AnswerLimit`): by its endpoint, or the run's own pages' limit.
+    package var answerLimit: Int
 
-    package init(tag: RequestTag, bytes: [UInt8], intendedStart: UInt64) {
+    package init(tag: RequestTag, bytes: [UInt8], intendedStart: UInt64, answerLimit: Int? = nil) {
         self.tag = tag
         self.bytes = bytes
         self.intendedStart = intendedStart
+        self.answerLimit = answerLimit ?? tag.endpoint.map(AnswerLimit.bytes(for:)) ?? AnswerLimit.inspection
     }
 
     /// `METHOD path HTTP/1.1` with `Host`, the given fields and `Content-Length`, then the body.
     package init(
         tag: RequestTag, method: String, path: String, host: String, headers: [(String, String)] = [],
-        body: [UInt8] = [], intendedStart: UInt64
+        body: [UInt8] = [], intendedStart: UInt64, answerLimit: Int? = nil
     ) {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(160 + path.utf8.count + body.count)
@@ -54,7 +57,7 @@ package struct ClientRequest: Sendable {
         }
         bytes += "\r\n\r\n".utf8
         bytes += body
-        self.init(tag: tag, bytes: bytes, intendedStart: intendedStart)
+        self.init(tag: tag, bytes: bytes, intendedStart: intendedStart, answerLimit: answerLimit)
     }
 }
 

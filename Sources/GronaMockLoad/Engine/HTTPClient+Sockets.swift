@@ -20,21 +20,30 @@ extension HTTPClient {
 
     /// Reads what the socket holds, at most `readsPerWakeup` buffers: a server that sends faster than it is read
     /// must not keep the loop here while visits fall due and deadlines pass (the poller is level-triggered,
-    /// so the rest is read on the next turn).
+    /// so the rest is read on the next turn). An answer is read no further than its grant of the answer
+    /// memory lets it keep (`readRoom`); an idle connection's bytes are never kept.
     func readable(_ connection: ClientConnection) {
         guard connection.state.state != .connecting else { return }
         var reads = 0
         while connection.fd >= 0 && reads < Self.readsPerWakeup {
+            let room: Int
+            if connection.state.carriesRequest {
+                guard let allowed = readRoom(connection) else { return }
+                room = allowed
+            } else {
+                room = scratch.count
+            }
             reads += 1
             let count: Int?
             var arrival: Int64 = 0
             do {
-                count = try Socket.receive(connection.fd, into: scratch, arrival: &arrival)
+                count = try Socket.receive(
+                    connection.fd, into: UnsafeMutableRawBufferPointer(rebasing: scratch[..<room]), arrival: &arrival)
             } catch {
                 perform(connection.state.connectionEnded(), on: connection)
                 return
             }
-            guard let count else { return }
+            guard let count else { break }
             if count == 0 {
                 let whole = connection.parser.endOfStream()
                 perform(connection.state.connectionEnded(answerComplete: whole), on: connection)
@@ -48,6 +57,9 @@ extension HTTPClient {
             }
             do {
                 try connection.feed(UnsafeRawBufferPointer(rebasing: scratch[..<count]))
+            } catch .tooLarge {
+                perform(connection.state.answerTooLarge(), on: connection)
+                return
             } catch {
                 perform(connection.state.malformedResponse(), on: connection)
                 return
@@ -57,8 +69,9 @@ extension HTTPClient {
                 perform(connection.state.responseComplete(keepAlive: keepAlive), on: connection)
                 return
             }
-            if count < scratch.count { return }
+            if count < room { break }
         }
+        settleGrant(connection)
     }
 
     func send(_ connection: ClientConnection) {

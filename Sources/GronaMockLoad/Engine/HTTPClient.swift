@@ -2,8 +2,9 @@ import GronaMockHTTP
 
 /// An HTTP/1.1 client for one host and port on non-blocking sockets, driven by the caller's loop on one thread:
 /// keep-alive connections up to a cap, requests queued when every connection is busy, a deadline per request,
-/// answers framed by `Content-Length` or chunks. Made for a load generator: no threads, no locks, one
-/// `Poller`, and no allocation per request beyond the answer's body.
+/// answers framed by `Content-Length` or chunks, each read to its request's limit, and all of them together
+/// kept within one memory budget that does not grow with the connections (`AnswerMemory`). Made for a load
+/// generator: no threads, no locks, one `Poller`, and no allocation per request beyond the answer's body.
 ///
 /// Confined to the thread that made it (not `Sendable`).
 package final class HTTPClient {
@@ -15,23 +16,36 @@ package final class HTTPClient {
         /// From the moment a request is handed to a connection to the end of its answer.
         package var timeout: Duration
         package var pollerBackend: PollerBackend
+        /// The bytes of answers kept at once, for all connections together (`AnswerMemory`): it does not grow
+        /// with `maxConnections`.
+        package var answerMemory: Int
+        /// The largest answer limit of a request (`ClientRequest.answerLimit`); larger ones are held to it. The
+        /// answer memory keeps room for one answer this large and a head.
+        package var largestAnswer: Int
+
+        /// 64 MiB of answers: five of the largest configurations at once, or thousands of answers of a few KiB
+        /// each, whatever `--max-in-flight` is.
+        package static let defaultAnswerMemory = 64 * 1024 * 1024
 
         package init(
             host: String, port: Int, maxConnections: Int = 256, timeout: Duration = .seconds(10),
-            pollerBackend: PollerBackend = .platformDefault
+            pollerBackend: PollerBackend = .platformDefault, answerMemory: Int = defaultAnswerMemory,
+            largestAnswer: Int = HTTPResponseParser.maximumBodyBytes
         ) {
             self.host = host
             self.port = port
             self.maxConnections = max(1, maxConnections)
             self.timeout = timeout
             self.pollerBackend = pollerBackend
+            self.answerMemory = answerMemory
+            self.largestAnswer = min(max(0, largestAnswer), HTTPResponseParser.maximumBodyBytes)
         }
     }
 
     package let configuration: Configuration
     let poller: Poller
     private let hostHeader: String
-    private var connections: [ClientConnection] = []
+    private(set) var connections: [ClientConnection] = []
     private var freeSlots: [Int] = []
     private var idleSlots: [Int] = []
     private var openConnections = 0
@@ -39,6 +53,8 @@ package final class HTTPClient {
     private var completions: [ClientCompletion] = []
     /// One read buffer for every connection: a read is handled before the next one.
     let scratch: UnsafeMutableRawBufferPointer
+    /// What the connections' answers keep, held to `configuration.answerMemory`.
+    var memory: AnswerMemory
     private var lastTimeoutScan: UInt64 = 0
 
     /// Reads of the 64 KiB buffer one connection gets per wake-up (1 MiB).
@@ -67,6 +83,9 @@ package final class HTTPClient {
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         hostHeader = "\(host):\(configuration.port)"
         scratch = .allocate(byteCount: 64 * 1024, alignment: 16)
+        memory = AnswerMemory(
+            budget: configuration.answerMemory,
+            largestGrant: configuration.largestAnswer + HTTPResponseParser.maximumHeadBytes)
         now = MonotonicClock.now()
     }
 
@@ -80,6 +99,11 @@ package final class HTTPClient {
 
     /// The `Host` field for requests built by callers.
     package var host: String { hostHeader }
+
+    /// The most bytes of answers kept at once so far, and how many times an answer waited for room to be
+    /// kept (its latency includes the wait).
+    package var answerMemoryPeak: Int { memory.peak }
+    package var answerMemoryWaits: Int { memory.waits }
 
     /// Reads the clock into `now` and returns it.
     @discardableResult
@@ -106,6 +130,8 @@ package final class HTTPClient {
 
     private func dispatch(_ request: ClientRequest) {
         inFlight += 1
+        var request = request
+        request.answerLimit = min(request.answerLimit, configuration.largestAnswer)
         dispatch(request, now: now)
     }
 
@@ -131,7 +157,13 @@ package final class HTTPClient {
             if event.writable || (event.hangup && connection.state.state == .connecting) {
                 writable(connection)
             }
-            if connection.fd >= 0 && (event.readable || event.hangup) { readable(connection) }
+            if connection.fd >= 0 && connection.grant.isWaiting {
+                // Not reading while it waits for memory; a hang-up, reported all the same, ends it (the peer
+                // reset: what it had sent is lost).
+                if event.hangup { perform(connection.state.connectionEnded(), on: connection) }
+            } else if connection.fd >= 0 && (event.readable || event.hangup) {
+                readable(connection)
+            }
         }
         if now &- lastTimeoutScan >= 5_000_000 {
             lastTimeoutScan = now
@@ -146,6 +178,7 @@ package final class HTTPClient {
             handle(completion)
         }
         completions.removeAll(keepingCapacity: true)
+        admitWaiting()
     }
 
     // MARK: - Dispatch
@@ -213,6 +246,7 @@ package final class HTTPClient {
                     request, .response(connection.parser.head, body: connection.parser.body),
                     answerLag: answerLag(connection))
             }
+            releaseGrant(connection, delivered: connection.parser.body.count)
             connection.endRequest()
             if keepAlive {
                 setInterest(connection, .read)
@@ -222,6 +256,7 @@ package final class HTTPClient {
             }
         case .fail(let failure):
             if let request = connection.request { finish(request, .failure(failure)) }
+            releaseGrant(connection)
             connection.endRequest()
             close(connection)
         case .close:
@@ -241,6 +276,7 @@ package final class HTTPClient {
 
     private func close(_ connection: ClientConnection) {
         guard connection.fd >= 0 else { return }
+        releaseGrant(connection)
         poller.unregister(connection.fd)
         Socket.close(connection.fd)
         connection.fd = -1
@@ -283,7 +319,9 @@ package final class HTTPClient {
         return now > arrivedAt ? now - arrivedAt : 0
     }
 
+    /// Watches `connection` for `interest`, but never for reading while it waits for memory.
     func setInterest(_ connection: ClientConnection, _ interest: Poller.Interest) {
+        let interest = connection.grant.isWaiting ? interest.subtracting(.read) : interest
         guard connection.interest != interest, connection.fd >= 0 else { return }
         connection.interest = interest
         try? poller.modify(connection.fd, token: UInt64(connection.slot + 1), interest: interest)

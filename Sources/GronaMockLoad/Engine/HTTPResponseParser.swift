@@ -2,7 +2,8 @@
 /// by `Content-Length`, by chunks, or by the end of the connection. It consumes what it can and says how much;
 /// the caller keeps the rest (a partial line) and offers it again with more bytes.
 package struct HTTPResponseParser: Sendable {
-    /// The largest head read, and the largest body kept (a page of `/_mock/events` is well below it).
+    /// The largest head read, and the largest body any answer may have (a page of `/_mock/events` is below it);
+    /// each answer is read to its own, smaller, `bodyLimit` (see `AnswerLimit`).
     package static let maximumHeadBytes = 64 * 1024
     package static let maximumBodyBytes = 32 * 1024 * 1024
 
@@ -19,6 +20,9 @@ package struct HTTPResponseParser: Sendable {
 
     package private(set) var state = State.head
     package private(set) var head = HTTPResponseHead()
+    /// The most body bytes this answer may have (at most `maximumBodyBytes`): more is `.tooLarge`, and a
+    /// `Content-Length` above it is refused before a byte of the body is read.
+    package private(set) var bodyLimit = maximumBodyBytes
     /// The body so far (reused between responses: `reset` keeps its storage).
     package private(set) var body: [UInt8] = []
     /// Bytes of this response that were not body: heads (interim ones too), chunk lines and their CRLFs,
@@ -26,22 +30,27 @@ package struct HTTPResponseParser: Sendable {
     /// end, `100 Continue` after `100 Continue`, a 1 KiB extension on every one-byte chunk), so they are held to
     /// `maximumHeadBytes` beyond the body read: a fair chunked body spends a few bytes of framing per chunk.
     private var framing = 0
-    /// The most a claimed `Content-Length` reserves before the bytes arrive, and the most a connection keeps
-    /// between answers: a server that claims 32 MiB and sends two bytes costs no 32 MiB per connection.
-    static let retainedBodyBytes = 64 * 1024
+    /// The most a claimed `Content-Length` reserves before the bytes arrive: a server that claims megabytes and
+    /// sends two bytes costs no megabytes per connection.
+    static let reservedBodyBytes = 16 * 1024
 
     package init() {}
 
-    /// Ready for the next response on the same connection.
-    package mutating func reset() {
+    /// Ready for the next response on the same connection, whose body may have `bodyLimit` bytes at most. The
+    /// body's storage is let go (the answer just read owns it now), so that a connection between answers holds
+    /// none: with thousands in flight, what each kept would add up.
+    package mutating func reset(bodyLimit: Int = maximumBodyBytes) {
         state = .head
         head = HTTPResponseHead()
         framing = 0
-        if body.capacity > Self.retainedBodyBytes {
-            body = []
-        } else {
-            body.removeAll(keepingCapacity: true)
-        }
+        self.bodyLimit = min(max(0, bodyLimit), Self.maximumBodyBytes)
+        body = []
+    }
+
+    /// Makes room for `bytes` of body at once (at most the limit), when the client has granted them: a large
+    /// body is then read without the copies of an array that doubles.
+    mutating func reserveBody(_ bytes: Int) {
+        body.reserveCapacity(min(bytes, bodyLimit))
     }
 
     package var isComplete: Bool { state == .complete }
@@ -93,8 +102,8 @@ package struct HTTPResponseParser: Sendable {
             } else if head.chunked {
                 state = .chunkSize
             } else if let length = head.contentLength {
-                guard length <= Self.maximumBodyBytes else { throw .tooLarge }
-                body.reserveCapacity(min(length, Self.retainedBodyBytes))
+                guard length <= bodyLimit else { throw .tooLarge }
+                body.reserveCapacity(min(length, Self.reservedBodyBytes))
                 state = length == 0 ? .complete : .fixedBody(remaining: length)
             } else {
                 state = .untilClose
@@ -111,7 +120,7 @@ package struct HTTPResponseParser: Sendable {
                 return 0
             }
             let size = try Self.chunkSize(UnsafeRawBufferPointer(rebasing: bytes[..<lineEnd]))
-            guard body.count + size <= Self.maximumBodyBytes else { throw .tooLarge }
+            guard size <= bodyLimit - body.count else { throw .tooLarge }
             state = size == 0 ? .trailers : .chunkData(remaining: size)
             return try spend(lineEnd + 2)
         case .chunkData(let remaining):
@@ -132,7 +141,7 @@ package struct HTTPResponseParser: Sendable {
             if lineEnd == 0 { state = .complete }
             return try spend(lineEnd + 2)
         case .untilClose:
-            guard body.count + bytes.count <= Self.maximumBodyBytes else { throw .tooLarge }
+            guard bytes.count <= bodyLimit - body.count else { throw .tooLarge }
             body.append(contentsOf: bytes)
             return bytes.count
         case .complete:

@@ -96,6 +96,7 @@ extension ClientCompletion {
             case .closed: return "the connection closed before an answer"
             case .timeout: return "no answer within the timeout"
             case .malformed: return "the answer was not HTTP/1.1"
+            case .answerTooLarge: return "the answer was larger than the generator keeps of one"
             }
         }
         return "status \(status ?? 0)"

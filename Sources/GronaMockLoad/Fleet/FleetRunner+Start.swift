@@ -16,8 +16,17 @@ extension FleetRunner {
         let completion = client.exchange(
             ClientRequest(
                 tag: RequestTag(endpoint: nil), method: "GET", path: path, host: client.host,
-                intendedStart: MonotonicClock.now()))
-        guard case .response(let head, let body) = completion.outcome else {
+                intendedStart: MonotonicClock.now(), answerLimit: AnswerLimit.keys))
+        let head: HTTPResponseHead
+        let body: [UInt8]
+        switch completion.outcome {
+        case .response(let answered, let bytes):
+            (head, body) = (answered, bytes)
+        case .failure(.malformed), .failure(.answerTooLarge):
+            // It answered, but not as a Grona service does.
+            throw LoadRunError(
+                "\(settings.url) does not look like a Grona service: GET \(path): \(completion.failureDescription)")
+        case .failure:
             throw LoadRunError("\(settings.url) is unreachable: \(completion.failureDescription)")
         }
         guard head.status != 404 else {
@@ -46,7 +55,7 @@ extension FleetRunner {
             let completion = client.exchange(
                 ClientRequest(
                     tag: RequestTag(endpoint: nil), method: "GET", path: path, host: client.host,
-                    intendedStart: MonotonicClock.now()))
+                    intendedStart: MonotonicClock.now(), answerLimit: AnswerLimit.configuration))
             guard case .response(let head, let body) = completion.outcome else {
                 failures.append(completion.failureDescription)
                 // A service that did not answer within --timeout has had its chance: four of them would

@@ -69,7 +69,7 @@ package final class FleetRunner {
             client = try HTTPClient(
                 HTTPClient.Configuration(
                     host: settings.host, port: settings.port, maxConnections: settings.maxInFlight,
-                    timeout: settings.timeout))
+                    timeout: settings.timeout, largestAnswer: AnswerLimit.configuration))
         } catch {
             throw LoadRunError("cannot start the client: \(error)")
         }
@@ -141,6 +141,7 @@ package final class FleetRunner {
             now = client.now
         }
         statistics.eventsUnsent = pendingEventsTotal + installs.reduce(0) { $0 + ($1.batch?.count ?? 0) }
+        statistics.answersWaitedForMemory = client.answerMemoryWaits
         return LoadRunResult(
             statistics: statistics, elapsedSeconds: Double(client.tick() &- monotonicStart) / 1e9,
             acknowledged: acknowledged, rejectedEvents: rejectedEvents,
@@ -173,6 +174,7 @@ package final class FleetRunner {
 
     private func reportProgress(now: UInt64) {
         guard let progress else { return }
+        statistics.answersWaitedForMemory = client.answerMemoryWaits
         progress(
             LoadProgress(
                 statistics: statistics, elapsedSeconds: Double(now &- monotonicStart) / 1e9,

@@ -16,8 +16,12 @@ package struct LoadWarning: Sendable, Equatable {
         case grantsRejected = "grants_rejected"
         /// Batches answered 200 without the contract's acknowledgement (§7).
         case eventsUnconfirmed = "events_unconfirmed"
+        /// Answers were longer than the generator keeps of one (`AnswerLimit`): counted as `answer_too_large`.
+        case answersTooLarge = "answers_too_large"
         /// The generator handed requests to its client late enough to make up much of the tail latency.
         case generatorLate = "generator_late"
+        /// Answers waited for room in the generator's answer memory, which their latencies include.
+        case generatorMemory = "generator_memory"
         /// The run was stopped by Ctrl-C.
         case interrupted
     }
@@ -85,6 +89,16 @@ extension LoadReport {
             return "\(counts.eventsUnconfirmed) events were answered 200 without the contract's counts "
                 + "(accepted, duplicates, rejected; contract §7): counted as acknowledged, not as accepted; "
                 + "is the target a Grona service?"
+        case .answersTooLarge:
+            let tooLarge = LoadEndpoint.allCases.compactMap { endpoint -> String? in
+                let count = counts[endpoint].failures[.answerTooLarge] ?? 0
+                return count > 0 ? "\(endpoint.rawValue) \(count)" : nil
+            }
+            guard !tooLarge.isEmpty else { return nil }
+            let limits = LoadEndpoint.allCases.map { "\($0.rawValue) \(AnswerLimit.text(AnswerLimit.bytes(for: $0)))" }
+            return "answers were longer than a Grona service's can be (\(tooLarge.joined(separator: ", "))): each was "
+                + "given up at the generator's limit (\(limits.joined(separator: ", "))) and counted as an error, "
+                + "answer_too_large; is the target streaming without end?"
         case .generatorLate:
             // The larger of the two lags: either alone is the generator's, on top of the target's time.
             let all = counts.http
@@ -99,6 +113,11 @@ extension LoadReport {
                 + "p99 \(ReportFormat.latency(nanoseconds: answer)), of the latency p99 "
                 + "\(ReportFormat.latency(nanoseconds: latency))): the latencies include its own delay; give it a "
                 + "core the target does not use, or lower --rate"
+        case .generatorMemory:
+            guard counts.answersWaitedForMemory > 0 else { return nil }
+            return "answers waited \(counts.answersWaitedForMemory) times for room in the generator's memory for "
+                + "answers (\(AnswerLimit.text(HTTPClient.Configuration.defaultAnswerMemory)) for all at once): large answers on many connections; their latencies include "
+                + "the wait"
         case .interrupted:
             guard counts.interrupted else { return nil }
             return "the run was interrupted (Ctrl-C): the figures cover what ran until then"

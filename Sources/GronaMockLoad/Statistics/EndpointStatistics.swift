@@ -11,6 +11,9 @@ package struct EndpointStatistics: Sendable, Equatable {
         case timeout
         /// The answer was not HTTP/1.1 the client could read.
         case malformed
+        /// The answer passed what the client keeps of one (its endpoint's `AnswerLimit`, or a head over
+        /// `HTTPResponseParser.maximumHeadBytes`): given up there, its connection closed.
+        case answerTooLarge = "answer_too_large"
 
         package static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
     }

@@ -31,6 +31,10 @@ package struct LoadStatistics: Sendable, Equatable {
     /// Events still waiting in a batch, or in flight, when the run ended.
     package var eventsUnsent = 0
 
+    /// Times an answer waited for room in the generator's answer memory (`AnswerMemory`): large answers on many
+    /// connections at once. The wait is in those answers' latencies.
+    package var answersWaitedForMemory = 0
+
     /// Configurations that arrived with a body and verified against the JWKS, and those that did not verify.
     package var configsVerified = 0
     package var configsRejected = 0

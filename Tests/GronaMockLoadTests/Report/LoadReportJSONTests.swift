@@ -90,7 +90,8 @@ import Testing
         #expect(events["statuses"]?.objectValue?.keys == ["200", "429"])
         #expect(events["statuses"]?["200"]?.int64Value == 190)
         #expect(events["statuses"]?["429"]?.int64Value == 5)
-        #expect(events["failures"]?.objectValue?.keys == ["connect", "closed", "timeout", "malformed"])
+        #expect(
+            events["failures"]?.objectValue?.keys == ["connect", "closed", "timeout", "malformed", "answer_too_large"])
         #expect(events["failures"]?["closed"]?.int64Value == 3)
         #expect(events["failures"]?["timeout"]?.int64Value == 2)
         let latency = try #require(events["latencyMs"])

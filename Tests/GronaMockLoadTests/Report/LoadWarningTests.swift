@@ -112,6 +112,19 @@ import Testing
             name: "answers without the contract's counts", change: { $0.eventsUnconfirmed = 349 },
             code: .eventsUnconfirmed, says: "349 events were answered 200 without the contract's counts"),
         Row(
+            name: "answers too large",
+            change: { statistics in
+                for endpoint in [LoadEndpoint.events, .config, .config] {
+                    statistics[endpoint].record(
+                        status: nil, failure: .answerTooLarge, latencyNanoseconds: 1, startLagNanoseconds: 0,
+                        answerLagNanoseconds: 0, isRetry: false)
+                }
+            },
+            code: .answersTooLarge,
+            says: "answers were longer than a Grona service's can be (config 2, events 1): each was given up at the "
+                + "generator's limit (config 12 MiB, grants 256 KiB, events 256 KiB) and counted as an error, "
+                + "answer_too_large"),
+        Row(
             name: "the generator was late",
             change: lagged(latency: 4_000_000, start: 2_000_000, answer: 0),
             code: .generatorLate, says: "the generator was late (start lag p99 2.00ms, answer lag p99 "),
@@ -119,6 +132,9 @@ import Testing
             name: "answers were read late",
             change: lagged(latency: 4_000_000, start: 0, answer: 1_500_000),
             code: .generatorLate, says: "answer lag p99 1.50ms, of the latency p99 4.00ms"),
+        Row(
+            name: "answers waited for memory", change: { $0.answersWaitedForMemory = 7 }, code: .generatorMemory,
+            says: "answers waited 7 times for room in the generator's memory for answers (64 MiB for all at once)"),
         Row(
             name: "interrupted", change: { $0.interrupted = true }, code: .interrupted,
             says: "the run was interrupted (Ctrl-C)"),
