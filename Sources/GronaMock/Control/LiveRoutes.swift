@@ -18,6 +18,9 @@ enum LiveRoutes {
                         "Unknown parameter \(Quote.text(item.name)); this endpoint takes \(parameters.sorted().joined(separator: ", "))."
                 )
             }
+            if let workspace = request.query("workspace"), !IdentifierKind.workspaceKey.isValid(workspace) {
+                throw InvalidQuery(InvalidIdentifier(kind: .workspaceKey, text: workspace, field: "?workspace"))
+            }
             let filter = LiveFilter(
                 workspace: request.query("workspace"), type: request.query("type"),
                 install: request.query("install"), campaign: request.query("campaign"))
@@ -41,17 +44,24 @@ enum LiveRoutes {
 
     /// After `Last-Event-ID` (a reconnecting client), else `after=`; with neither, the last `backlog` events.
     /// A cursor past the newest event (a server restarted since) starts at the newest.
+    /// Both are checked when both are given, though the header wins: a bad value is never silently ignored.
     private static func startCursor(_ request: HTTPRequest, feed: LiveFeed, backlog: Int) throws(HTTPError) -> Int {
-        guard let text = request.headers["Last-Event-ID"] ?? request.query("after") else {
+        let header = try request.headers["Last-Event-ID"].map { text throws(HTTPError) in try cursor(text) }
+        let after = try request.query("after").map { text throws(HTTPError) in try cursor(text) }
+        guard let cursor = header ?? after else {
             let newest = feed.newestID
             return max(feed.oldestID - 1, newest - min(backlog, newest))
         }
+        return min(cursor, feed.newestID)
+    }
+
+    private static func cursor(_ text: String) throws(HTTPError) -> Int {
         guard let cursor = Int(text.trimmingASCIIWhitespace()), cursor >= 0 else {
             throw HTTPError(
                 .badRequest, code: .invalidQuery,
                 message: "after (or Last-Event-ID) must be the id of an event received: a whole number, 0 or more.")
         }
-        return min(cursor, feed.newestID)
+        return cursor
     }
 }
 

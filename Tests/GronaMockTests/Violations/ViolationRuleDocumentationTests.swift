@@ -56,6 +56,16 @@ struct ViolationRuleDocumentationTests {
         #expect(documented.subtracting(Self.declared).sorted() == [], "docs/openapi.yaml lists other rules")
     }
 
+    @Test("the rule filter's pattern in docs/openapi.yaml names every rule, and no other")
+    func openAPIFilterPattern() throws {
+        let text = try String(contentsOf: Self.docs.appendingPathComponent("openapi.yaml"), encoding: .utf8)
+        let path = try #require(text.range(of: "\n  /_mock/events/violations:\n"))
+        let start = try #require(text.range(of: "pattern: '^(", range: path.upperBound..<text.endIndex))
+        let end = try #require(text[start.upperBound...].firstIndex(of: ")"))
+        let named = Set(text[start.upperBound..<end].split(separator: "|").map(String.init))
+        #expect(named == Self.declared)
+    }
+
     @Test("a violation is output under its rule's wire name, which reads back as the rule")
     func wireNames() {
         for rule in ViolationRule.allCases {
