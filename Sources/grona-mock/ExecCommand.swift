@@ -95,8 +95,8 @@ enum ExecCommand {
         defer { scratch?.remove() }
 
         // As in serve: blocked before any thread starts, so that every thread inherits the mask and only
-        // the wait below sees them. SIGCHLD too, so that the child's end wakes the same wait.
-        let signals = ServeCommand.blockSignals([SIGINT, SIGTERM, SIGCHLD])
+        // the supervisor's wait sees them. SIGCHLD too, so that the child's end wakes the same wait.
+        let signals = ExecSignals.block()
         guard let server = ServeCommand.startOrReport(configuration, logger: logger) else {
             return ExitCode.failure.rawValue
         }
@@ -108,15 +108,7 @@ enum ExecCommand {
         logger.info("running the command", [("url", url), ("command", command.joined(separator: " "))])
 
         let started = ContinuousClock.now
-        let outcome: ChildProcess.Outcome
-        do {
-            let child = try ChildProcess.spawn(command, environment: childEnvironment)
-            outcome = child.wait(signals: signals) { signal in
-                logger.info("passed a signal on to the command", [("signal", ChildProcess.name(of: signal))])
-            }
-        } catch {
-            outcome = .notStarted(status: error.status, reason: error.reason)
-        }
+        let outcome = runCommand(command, environment: childEnvironment, signals: signals, logger)
         let elapsed = started.duration(to: .now)
         let milliseconds = elapsed.milliseconds
         switch outcome {
@@ -150,6 +142,20 @@ enum ExecCommand {
             if !written && status == 0 { status = ExitCode.failure.rawValue }
         }
         return status
+    }
+
+    /// Runs the command in a process group of its own, supervised until it and what it started have ended.
+    private static func runCommand(
+        _ command: [String], environment: [String: String], signals: ExecSignals, _ logger: Logger
+    ) -> ChildProcess.Outcome {
+        let child: ChildProcess
+        do {
+            child = try ChildProcess.spawn(command, environment: environment, defaults: signals.forwarded)
+        } catch {
+            return .notStarted(status: error.status, reason: error.reason)
+        }
+        guard let group = child.group else { return child.reap() }
+        return CommandSupervisor(command: child, group: group, signals: signals, logger: logger).run()
     }
 
     /// `--fail-on-violations`: prints each violation and each workspace that could not be checked, and

@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+
+@testable import grona_mock
+
+/// What exec reads that another process wrote: `/proc/<pid>/stat`. It is validated; anything else is refused,
+/// never guessed at.
+@Suite("grona-mock exec: records it reads")
+struct ExecRecordsTests {
+    static func stat(_ text: String) -> ProcessStat? { ProcessStat(parsing: Array(text.utf8)[...]) }
+
+    /// 52 fields as Linux writes them; `name` is the command name, `state`, group and start time are set.
+    static func statLine(name: String, state: String = "S", group: Int = 4242, start: String = "987654") -> String {
+        let tail = (23...52).map { String($0) }.joined(separator: " ")
+        return "4243 (\(name)) \(state) 1 \(group) 4242 0 -1 4194304 100 0 0 0 1 2 0 0 20 0 1 0 \(start) \(tail)\n"
+    }
+
+    @Test("a stat line: state, group and start time, whatever the command name holds")
+    func statParsing() throws {
+        let plain = try #require(Self.stat(Self.statLine(name: "sleep")))
+        #expect(plain.state == UInt8(ascii: "S") && plain.processGroup == 4242 && plain.startTime == 987_654)
+        #expect(!plain.hasEnded)
+        // A name may hold spaces and parentheses: the fields count from the last ")".
+        let tricky = try #require(Self.stat(Self.statLine(name: "a) Z 1 2 (b", state: "Z")))
+        #expect(tricky.state == UInt8(ascii: "Z") && tricky.hasEnded && tricky.processGroup == 4242)
+        #expect(Self.stat(Self.statLine(name: "x", state: "X"))?.hasEnded == true)
+        // The real one of this process.
+        guard case .found(let own) = ProcessStat.lookUp(getpid()) else {
+            Issue.record("no /proc/self/stat")
+            return
+        }
+        #expect(own.processGroup == getpgrp())
+        #expect(ProcessStat.lookUp(0) == .unknown)
+    }
+
+    @Test(
+        "a stat line that is not one is refused",
+        arguments: [
+            "", "4243 sleep S 1 4242", statLine(name: "x", group: -1), statLine(name: "x", group: 99_999_999_999),
+            statLine(name: "x", start: "12a"), statLine(name: "x", start: "99999999999999999999999"),
+            statLine(name: "x", state: "SS"), "4243 (x) S 1 4242 4242",
+        ])
+    func statRefused(line: String) {
+        #expect(Self.stat(line) == nil)
+    }
+}
