@@ -100,6 +100,16 @@ struct ChildProcess {
         return Self.reportedPID(info) == pid
     }
 
+    /// Whether the command has stopped (SIGTSTP from the terminal, SIGSTOP) since the last look; consumes the
+    /// report, and never collects an exit.
+    func hasStopped() -> Bool {
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WSTOPPED | WNOHANG) != 0 {
+            guard errno == EINTR else { return false }
+        }
+        return Self.reportedPID(info) == pid
+    }
+
     /// Collects the status of the ended command (`hasEnded` said so): the zombie goes, and its pid is free.
     func reap() -> Outcome {
         var status: Int32 = 0

@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 /// Runs the command of `grona-mock exec` through `CommandGroupState`: waits for signals and for the command's
-/// end, passes signals on to its process group, and stops what it leaves running.
+/// end, passes signals on to its process group, stops what it leaves running, and lends it the terminal.
 ///
 /// Signals are taken with `sigwait` (the caller blocked them in every thread before any started), so they
 /// are handled here, in order, and never in a handler. While the command runs, the wait blocks: SIGCHLD
@@ -17,6 +17,7 @@ struct CommandSupervisor {
     let command: ChildProcess
     let group: ProcessGroup
     let signals: ExecSignals
+    let terminal: TerminalHandover?
     let logger: Logger
 
     private static let pollInterval: useconds_t = 20_000
@@ -29,11 +30,18 @@ struct CommandSupervisor {
             switch lifecycle.state {
             case .running:
                 guard let ended = command.hasEnded() else {
+                    terminal?.end()
                     return .notStarted(
                         status: 1, reason: "cannot wait for the command: \(String(cString: strerror(errno)))")
                 }
                 if ended {
+                    terminal?.end()
                     action = lifecycle.commandEnded(othersRunning: group.hasRunningMembers, at: .now)
+                } else if let terminal, command.hasStopped() {
+                    logger.info(
+                        "the command was stopped (Ctrl-Z); exec stops with it", [("processGroup", Int(group.id))])
+                    terminal.suspendWithCommand()
+                    continue
                 } else {
                     let received = signals.wait()
                     if received == SIGCHLD { continue }

@@ -144,7 +144,8 @@ enum ExecCommand {
         return status
     }
 
-    /// Runs the command in a process group of its own, supervised until it and what it started have ended.
+    /// Runs the command in a process group of its own (with the terminal, when exec has it), supervised until
+    /// it and what it started have ended.
     private static func runCommand(
         _ command: [String], environment: [String: String], signals: ExecSignals, _ logger: Logger
     ) -> ChildProcess.Outcome {
@@ -155,7 +156,10 @@ enum ExecCommand {
             return .notStarted(status: error.status, reason: error.reason)
         }
         guard let group = child.group else { return child.reap() }
-        return CommandSupervisor(command: child, group: group, signals: signals, logger: logger).run()
+        let supervisor = CommandSupervisor(
+            command: child, group: group, signals: signals, terminal: TerminalHandover.begin(for: group),
+            logger: logger)
+        return supervisor.run()
     }
 
     /// `--fail-on-violations`: prints each violation and each workspace that could not be checked, and

@@ -16,12 +16,17 @@ struct ExecSignals {
     private let set: sigset_t
 
     /// Blocks them in this thread before any other starts, so that every thread inherits the mask and only
-    /// `wait` sees them. SIGCHLD gets its default action: ignored, the kernel would collect the command
-    /// before exec could.
+    /// `wait` sees them. SIGTTOU is blocked too, and never waited for: it lets exec take the terminal back
+    /// from the background (`TerminalHandover`) and write to it with `stty tostop`. SIGCHLD gets its
+    /// default action: ignored, the kernel would collect the command before exec could.
     static func block() -> ExecSignals {
         signal(SIGCHLD, SIG_DFL)
         let forwarded = passedOn.filter { !isIgnored($0) }
         let set = ServeCommand.blockSignals(forwarded + [SIGCHLD])
+        var terminalOutput = sigset_t()
+        sigemptyset(&terminalOutput)
+        sigaddset(&terminalOutput, SIGTTOU)
+        pthread_sigmask(SIG_BLOCK, &terminalOutput, nil)
         return ExecSignals(forwarded: forwarded, set: set)
     }
 

@@ -131,4 +131,17 @@ enum ProcessTable {
         guard let now = entry(seen.pid) else { return false }
         return now.startTime == seen.startTime && !now.hasEnded
     }
+
+    /// The children of `pid`, their children, and so on.
+    static func descendants(of pid: pid_t) -> [pid_t] {
+        let table = all()
+        var found: [pid_t] = []
+        var parents: Set<pid_t> = [pid]
+        while true {
+            let children = table.filter { parents.contains($0.parent) && !found.contains($0.pid) }.map(\.pid)
+            guard !children.isEmpty else { return found }
+            found += children
+            parents = Set(children)
+        }
+    }
 }
