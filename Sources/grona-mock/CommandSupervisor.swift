@@ -7,7 +7,8 @@ import Darwin
 #endif
 
 /// Runs the command of `grona-mock exec` through `CommandGroupState`: waits for signals and for the command's
-/// end, passes signals on to its process group, stops what it leaves running, and lends it the terminal.
+/// end, passes signals on to its process group, stops what it leaves running, lends it the terminal, and
+/// tells the watcher when the group is done.
 ///
 /// Signals are taken with `sigwait` (the caller blocked them in every thread before any started), so they
 /// are handled here, in order, and never in a handler. While the command runs, the wait blocks: SIGCHLD
@@ -18,6 +19,7 @@ struct CommandSupervisor {
     let group: ProcessGroup
     let signals: ExecSignals
     let terminal: TerminalHandover?
+    let watcher: GroupWatcher?
     let logger: Logger
 
     private static let pollInterval: useconds_t = 20_000
@@ -31,6 +33,7 @@ struct CommandSupervisor {
             case .running:
                 guard let ended = command.hasEnded() else {
                     terminal?.end()
+                    watcher?.finish()
                     return .notStarted(
                         status: 1, reason: "cannot wait for the command: \(String(cString: strerror(errno)))")
                 }
@@ -44,12 +47,16 @@ struct CommandSupervisor {
                     continue
                 } else {
                     let received = signals.wait()
-                    if received == SIGCHLD { continue }
+                    if received == SIGCHLD {
+                        watcher?.noticeIfEnded()
+                        continue
+                    }
                     action = lifecycle.received(received, at: .now)
                 }
             case .draining, .killing:
                 switch signals.takePending() {
                 case SIGCHLD?:
+                    watcher?.noticeIfEnded()
                     continue
                 case let received?:
                     action = lifecycle.received(received, at: .now)
@@ -58,6 +65,9 @@ struct CommandSupervisor {
                     if action == .none { usleep(Self.pollInterval) }
                 }
             case .finished:
+                // The watcher first, while the command's zombie still holds the group's id: once reaped,
+                // that id may name someone else's group, which the watcher must never signal.
+                watcher?.finish()
                 return command.reap()
             }
             perform(action)

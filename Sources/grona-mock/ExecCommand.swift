@@ -144,21 +144,27 @@ enum ExecCommand {
         return status
     }
 
-    /// Runs the command in a process group of its own (with the terminal, when exec has it), supervised until
-    /// it and what it started have ended.
+    /// Runs the command in a process group of its own (with the terminal, when exec has it), watched
+    /// (`GroupWatcher`) in case exec is killed, and supervised until it and what it started have ended.
     private static func runCommand(
         _ command: [String], environment: [String: String], signals: ExecSignals, _ logger: Logger
     ) -> ChildProcess.Outcome {
+        let watcher = GroupWatcher.start(logFormat: logger.format, logger: logger)
         let child: ChildProcess
         do {
             child = try ChildProcess.spawn(command, environment: environment, defaults: signals.forwarded)
         } catch {
+            watcher?.finish()
             return .notStarted(status: error.status, reason: error.reason)
         }
-        guard let group = child.group else { return child.reap() }
+        guard let group = child.group else {
+            watcher?.finish()
+            return child.reap()
+        }
+        watcher?.watch(group)
         let supervisor = CommandSupervisor(
             command: child, group: group, signals: signals, terminal: TerminalHandover.begin(for: group),
-            logger: logger)
+            watcher: watcher, logger: logger)
         return supervisor.run()
     }
 

@@ -144,4 +144,9 @@ enum ProcessTable {
             parents = Set(children)
         }
     }
+
+    /// The watcher `exec` started (its child running `__watch-group`), if any.
+    static func watcher(of exec: pid_t) -> Entry? {
+        all().first { $0.parent == exec && $0.commandLine.contains("__watch-group") }
+    }
 }

@@ -3,7 +3,8 @@ import GronaMockTestSupport
 import Testing
 
 /// `grona-mock exec` owns its command (issue 28): the command runs in a process group of its own, every
-/// signal exec passes on reaches the whole group, and nothing of the group outlives exec. Checked as a user would: the built binary, real
+/// signal exec passes on reaches the whole group, and nothing of the group outlives exec (not even when exec
+/// is SIGKILLed). Checked as a user would: the built binary, real
 /// signals, and what `/proc` shows afterwards.
 @Suite("grona-mock exec: the command's process group")
 struct ExecProcessGroupTests {
@@ -126,6 +127,35 @@ struct ExecProcessGroupTests {
             #expect(started.leftRunning.isEmpty, "\(trap) left running: \(started.leftRunning)")
             #expect(exec.stderr.contains(expected), "\(exec.stderr)")
         }
+    }
+
+    @Test("exec SIGKILLed: its watcher stops the command's whole group")
+    func killedExec() throws {
+        let fixture = try MockFixture.standard()
+        let exec = try Self.start(fixture, [Self.shellWithJobs])
+        let started = try #require(Self.started(fixture, exec))
+        defer { Self.cleanUp(started) }
+        let watcher = ProcessTable.watcher(of: exec.pid)
+        #expect(watcher != nil, "a watcher runs beside the command")
+        #expect(watcher.map { $0.group != started.group && $0.group != exec.pid } != false, "in a group of its own")
+
+        exec.signal(SIGKILL)
+        #expect(exec.ending(within: 30) == .killed(signal: SIGKILL))
+        // The watcher takes well under a second (SIGTERM, 0.5 s, SIGKILL); the deadline is for a slow machine.
+        #expect(eventually(seconds: 10) { started.leftRunning.isEmpty }, "left running: \(started.leftRunning)")
+        #expect(eventually(seconds: 10) { watcher.map(ProcessTable.isRunning) != true }, "the watcher ends too")
+    }
+
+    @Test("when the command ends, the watcher ends with exec")
+    func watcherEndsWithExec() throws {
+        let fixture = try MockFixture.standard()
+        let exec = try Self.start(fixture, ["echo $$ > started.tmp && mv started.tmp started; exec sleep 1000"])
+        let started = try #require(Self.started(fixture, exec))
+        defer { Self.cleanUp(started) }
+        let watcher = try #require(ProcessTable.watcher(of: exec.pid))
+        exec.signal(SIGTERM)
+        #expect(exec.ending(within: 30) == .exited(128 + SIGTERM))
+        #expect(!ProcessTable.isRunning(watcher), "the watcher did not end with exec")
     }
 
     static func name(_ signal: Int32) -> String {

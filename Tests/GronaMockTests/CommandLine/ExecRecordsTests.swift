@@ -3,8 +3,8 @@ import Testing
 
 @testable import grona_mock
 
-/// What exec reads that another process wrote: `/proc/<pid>/stat`. It is validated; anything else is refused,
-/// never guessed at.
+/// What exec reads that another process wrote: `/proc/<pid>/stat`, the watcher's messages. Each is validated;
+/// anything else is refused, never guessed at.
 @Suite("grona-mock exec: records it reads")
 struct ExecRecordsTests {
     static func stat(_ text: String) -> ProcessStat? { ProcessStat(parsing: Array(text.utf8)[...]) }
@@ -42,5 +42,32 @@ struct ExecRecordsTests {
         ])
     func statRefused(line: String) {
         #expect(Self.stat(line) == nil)
+    }
+
+    @Test(
+        "watcher messages: a group above 1, done; nothing else",
+        arguments: [
+            ("group 4242", WatchMessage.group(4242)), ("done", .done),
+            ("group 1", nil), ("group 0", nil), ("group -4242", nil), ("group", nil), ("group 12x", nil),
+            ("group 99999999999", nil), ("done ", nil), ("kill 1", nil),
+        ] as [(String, WatchMessage?)])
+    func watchMessages(line: String, expected: WatchMessage?) {
+        #expect(WatchMessage(line: Array(line.utf8)[...]) == expected)
+        if let expected { #expect(expected.line == line + "\n") }
+    }
+
+    @Test("the watcher reads its messages from a pipe, skips an over-long line whole, and stops at end-of-file")
+    func watchReader() throws {
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        let text = "group 77\n" + String(repeating: "x", count: 20_000) + "\ngroup 1\nbogus\ndone\n"
+        let bytes = Array(text.utf8)
+        #expect(bytes.withUnsafeBytes { write(ends[1], $0.baseAddress, $0.count) } == bytes.count)
+        close(ends[1])
+        defer { close(ends[0]) }
+        var reader = WatchMessage.Reader(descriptor: ends[0])
+        var messages: [WatchMessage] = []
+        while let message = reader.next() { messages.append(message) }
+        #expect(messages == [.group(77), .done])
     }
 }
