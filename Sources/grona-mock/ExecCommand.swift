@@ -81,10 +81,19 @@ enum ExecCommand {
             return ExitCode.usage.rawValue
         }
 
+        // As in serve: blocked before any thread starts, so that every thread inherits the mask and only
+        // the supervisor's wait sees them.
+        let signals = ExecSignals.block()
+        let temporary = environment["TMPDIR"] ?? "/tmp"
+        for (path, owner) in ScratchDirectory.removeStale(in: temporary) {
+            logger.info(
+                "removed the scratch directory of an earlier run that was killed",
+                [("path", path), ("owner", Int(owner.pid))])
+        }
         var scratch: ScratchDirectory?
         if parsed.value("db") == nil, parsed.value("store") == nil {
             do {
-                let directory = try ScratchDirectory(in: environment["TMPDIR"] ?? "/tmp")
+                let directory = try ScratchDirectory(in: temporary)
                 configuration.storage = .sqlite(path: directory.path + "/grona-mock.sqlite")
                 scratch = directory
             } catch {
@@ -94,9 +103,6 @@ enum ExecCommand {
         }
         defer { scratch?.remove() }
 
-        // As in serve: blocked before any thread starts, so that every thread inherits the mask and only
-        // the supervisor's wait sees them. SIGCHLD too, so that the child's end wakes the same wait.
-        let signals = ExecSignals.block()
         guard let server = ServeCommand.startOrReport(configuration, logger: logger) else {
             return ExitCode.failure.rawValue
         }
@@ -108,7 +114,7 @@ enum ExecCommand {
         logger.info("running the command", [("url", url), ("command", command.joined(separator: " "))])
 
         let started = ContinuousClock.now
-        let outcome = runCommand(command, environment: childEnvironment, signals: signals, logger)
+        let outcome = runCommand(command, environment: childEnvironment, signals: signals, scratch: scratch, logger)
         let elapsed = started.duration(to: .now)
         let milliseconds = elapsed.milliseconds
         switch outcome {
@@ -144,12 +150,14 @@ enum ExecCommand {
         return status
     }
 
-    /// Runs the command in a process group of its own (with the terminal, when exec has it), watched
-    /// (`GroupWatcher`) in case exec is killed, and supervised until it and what it started have ended.
+    /// Runs the command in a process group of its own, watched (`GroupWatcher`) in case exec is killed, and
+    /// supervised until it and what it started have ended.
     private static func runCommand(
-        _ command: [String], environment: [String: String], signals: ExecSignals, _ logger: Logger
+        _ command: [String], environment: [String: String], signals: ExecSignals, scratch: ScratchDirectory?,
+        _ logger: Logger
     ) -> ChildProcess.Outcome {
         let watcher = GroupWatcher.start(logFormat: logger.format, logger: logger)
+        if let scratch { watcher?.removeIfKilled(scratch) }
         let child: ChildProcess
         do {
             child = try ChildProcess.spawn(command, environment: environment, defaults: signals.forwarded)
@@ -213,29 +221,5 @@ extension OptionSpec {
         OptionSpec(
             name: name, short: short, valueName: valueName, environment: environment, defaultValue: defaultValue,
             help: help, keepsEmptyEnvironment: keepsEmptyEnvironment)
-    }
-}
-
-/// A directory of our own under TMPDIR for the throw-away database, removed with everything in it (the
-/// SQLite file, its -wal and -shm) when the run ends.
-private struct ScratchDirectory {
-    let path: String
-
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    init(in parent: String) throws(Failure) {
-        var template = Array("\(parent)/grona-mock-exec.XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ $0.baseAddress.flatMap(mkdtemp) }) else {
-            throw Failure(
-                description: "cannot create a temporary directory in \(parent): \(String(cString: strerror(errno)))")
-        }
-        path = String(cString: made)
-    }
-
-    func remove() {
-        for name in (try? FileSystem.list(path)) ?? [] { unlink(path + "/" + name) }
-        rmdir(path)
     }
 }

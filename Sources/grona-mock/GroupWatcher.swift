@@ -107,6 +107,12 @@ struct GroupWatcher {
     /// Tells the watcher the group to stop if exec dies.
     func watch(_ group: ProcessGroup) { send(.group(group.id)) }
 
+    /// Tells the watcher the scratch directory to remove if exec dies.
+    func removeIfKilled(_ scratch: ScratchDirectory) {
+        guard let message = WatchMessage.scratch(scratch.path).validated else { return }
+        send(message)
+    }
+
     /// Tells the watcher that exec is done with the group, and waits (up to a second) for it to exit.
     func finish() {
         send(.done)

@@ -66,6 +66,31 @@ struct ProcessStat: Equatable {
         return value
     }
 
+    /// The boot's identity (`/proc/sys/kernel/random/boot_id`): a start time counts from the boot, so it only
+    /// names a process together with the boot. Nil where there is none.
+    static let bootID: String? = {
+        #if os(Linux)
+        guard let bytes = readSmallFile("/proc/sys/kernel/random/boot_id") else { return nil }
+        let text = String(decoding: bytes, as: UTF8.self).filter { $0.isHexDigit || $0 == "-" }
+        return text.isEmpty ? nil : text
+        #else
+        return nil
+        #endif
+    }()
+
+    /// This process's pid namespace (`/proc/self/ns/pid`, e.g. `pid:[4026531836]`): a pid means a process only
+    /// within one. Nil where there is none.
+    static let pidNamespace: String? = {
+        #if os(Linux)
+        var buffer = [CChar](repeating: 0, count: 64)
+        let count = readlink("/proc/self/ns/pid", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        #else
+        return nil
+        #endif
+    }()
+
     /// The first 4 KiB of a file that is not a link (a `/proc` file, a record exec wrote); nil with `errno`
     /// set when it cannot be opened or read.
     static func readSmallFile(_ path: String, relativeTo directory: Int32 = AT_FDCWD) -> [UInt8]? {

@@ -11,7 +11,7 @@ import Darwin
 /// It reads `WatchMessage` lines from its standard input, a pipe only exec writes to. "done" ends it
 /// without touching anything. End-of-file without "done" means exec died: the command's group is sent
 /// SIGTERM (and SIGCONT, so that a stopped member hears it), then SIGKILL if any of it still runs after
-/// `grace`, all within a second of exec's end.
+/// `grace`, all within a second of exec's end; then exec's scratch directory is removed.
 ///
 /// Once exec has died, the command (the group's leader) is no one's to hold as a zombie, so the group's id
 /// could in principle be given to a new group once all its members have gone. The watcher looks before each
@@ -36,12 +36,16 @@ enum WatchGroupCommand {
         // Blocked by exec from the first instruction; ignored now, they may be let through.
         pthread_sigmask(SIG_UNBLOCK, &ignored, nil)
         let logger = Logger(format: arguments == ["--log-format", "json"] ? .json : .text)
+        // exec, whose scratch directory this watcher may remove; the parent changes when exec dies.
+        let exec = getppid()
 
         var reader = WatchMessage.Reader(descriptor: STDIN_FILENO)
         var group: ProcessGroup?
+        var scratch: String?
         while let message = reader.next() {
             switch message {
             case .group(let id): group = ProcessGroup(id: id)
+            case .scratch(let path): scratch = path
             case .done: return 0
             }
         }
@@ -50,6 +54,9 @@ enum WatchGroupCommand {
             logger.warning(
                 "grona-mock exec ended without stopping its command; stopped the command's process group",
                 [("processGroup", Int(group.id))])
+        }
+        if let scratch, ScratchDirectory.removeAbandoned(scratch, by: exec) {
+            logger.info("removed the scratch directory of grona-mock exec", [("path", scratch)])
         }
         return 0
     }
@@ -70,23 +77,35 @@ enum WatchGroupCommand {
 enum WatchMessage: Equatable {
     /// The command's process group.
     case group(pid_t)
+    /// exec's scratch directory, an absolute path.
+    case scratch(String)
     /// exec is done with the group: leave it alone.
     case done
 
     var line: String {
         switch self {
         case .group(let id): "group \(id)\n"
+        case .scratch(let path): "scratch \(path)\n"
         case .done: "done\n"
         }
     }
 
-    /// Nil for a line that is not a message: a group id must be above 1 (`ProcessGroup`).
+    /// The message, or nil when its line could not be read back as it (a path with a line break).
+    var validated: WatchMessage? {
+        var line = Array(line.utf8)
+        line.removeLast()
+        return WatchMessage(line: line[...]) == self ? self : nil
+    }
+
+    /// Nil for a line that is not a message: a group id must be above 1 (`ProcessGroup`), a path absolute.
     init?(line: ArraySlice<UInt8>) {
         let text = String(decoding: line, as: UTF8.self)
         if text == "done" {
             self = .done
         } else if text.hasPrefix("group "), let id = pid_t(text.dropFirst(6)), id > 1 {
             self = .group(id)
+        } else if text.hasPrefix("scratch /"), !text.contains("\n") {
+            self = .scratch(String(text.dropFirst(8)))
         } else {
             return nil
         }

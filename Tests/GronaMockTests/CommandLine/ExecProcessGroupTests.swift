@@ -3,8 +3,8 @@ import GronaMockTestSupport
 import Testing
 
 /// `grona-mock exec` owns its command (issue 28): the command runs in a process group of its own, every
-/// signal exec passes on reaches the whole group, and nothing of the group outlives exec (not even when exec
-/// is SIGKILLed). Checked as a user would: the built binary, real
+/// signal exec passes on reaches the whole group, nothing of the group outlives exec (not even when exec is
+/// SIGKILLed), and the scratch database goes with it. Checked as a user would: the built binary, real
 /// signals, and what `/proc` shows afterwards.
 @Suite("grona-mock exec: the command's process group")
 struct ExecProcessGroupTests {
@@ -129,7 +129,7 @@ struct ExecProcessGroupTests {
         }
     }
 
-    @Test("exec SIGKILLed: its watcher stops the command's whole group")
+    @Test("exec SIGKILLed: its watcher stops the command's whole group and removes the scratch directory")
     func killedExec() throws {
         let fixture = try MockFixture.standard()
         let exec = try Self.start(fixture, [Self.shellWithJobs])
@@ -143,6 +143,7 @@ struct ExecProcessGroupTests {
         #expect(exec.ending(within: 30) == .killed(signal: SIGKILL))
         // The watcher takes well under a second (SIGTERM, 0.5 s, SIGKILL); the deadline is for a slow machine.
         #expect(eventually(seconds: 10) { started.leftRunning.isEmpty }, "left running: \(started.leftRunning)")
+        #expect(eventually(seconds: 10) { (try? Self.scratchDirectories(fixture))?.isEmpty == true })
         #expect(eventually(seconds: 10) { watcher.map(ProcessTable.isRunning) != true }, "the watcher ends too")
     }
 

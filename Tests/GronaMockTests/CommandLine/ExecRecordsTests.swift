@@ -1,10 +1,11 @@
 import Foundation
+import GronaMockTestSupport
 import Testing
 
 @testable import grona_mock
 
-/// What exec reads that another process wrote: `/proc/<pid>/stat`, the watcher's messages. Each is validated;
-/// anything else is refused, never guessed at.
+/// What exec reads that another process wrote: `/proc/<pid>/stat`, a scratch directory's owner record, the
+/// watcher's messages. Each is validated; anything else is refused, never guessed at.
 @Suite("grona-mock exec: records it reads")
 struct ExecRecordsTests {
     static func stat(_ text: String) -> ProcessStat? { ProcessStat(parsing: Array(text.utf8)[...]) }
@@ -44,12 +45,66 @@ struct ExecRecordsTests {
         #expect(Self.stat(line) == nil)
     }
 
+    @Test("an owner record reads back as written")
+    func ownerRoundTrip() throws {
+        let owner = ScratchOwner(pid: 1234, startTime: 5678, bootID: "0b9e-42", pidNamespace: "pid:[4026531836]")
+        #expect(ScratchOwner(record: Array(owner.record.utf8)) == owner)
+        let bare = ScratchOwner(pid: 99, startTime: nil, bootID: nil)
+        #expect(ScratchOwner(record: Array(bare.record.utf8)) == bare)
+        let current = ScratchOwner.current()
+        #expect(current.pid == getpid() && current.startTime != nil && !current.isGone, "this process runs")
+        #expect(current.pidNamespace?.hasPrefix("pid:[") == true)
+    }
+
     @Test(
-        "watcher messages: a group above 1, done; nothing else",
+        "an owner record that is not one is refused",
+        arguments: ["", "pid 0\n", "pid 1\n", "pid -5\n", "pid x\n", "pid 12 13\n", "start 5\n", "pid 12\nuser 0\n"])
+    func ownerRefused(record: String) {
+        #expect(ScratchOwner(record: Array(record.utf8)) == nil)
+    }
+
+    @Test("an owner is gone when its pid is free, its start time or boot differ, or it is a zombie")
+    func ownerGone() throws {
+        let own = ScratchOwner.current()
+        #expect(!own.isGone)
+        #expect(ScratchOwner(pid: own.pid, startTime: (own.startTime ?? 0) + 1, bootID: own.bootID).isGone)
+        #expect(ScratchOwner(pid: own.pid, startTime: own.startTime, bootID: "another-boot").isGone)
+        // In another pid namespace the pid names another process: nothing can be said, so it stays.
+        let elsewhere = ScratchOwner(pid: own.pid, startTime: 1, bootID: own.bootID, pidNamespace: "pid:[1]")
+        #expect(!elsewhere.isGone)
+        // A process that has ended: first a zombie (not collected yet), then no process at all (or, should its
+        // pid be given to another already, one with another start time).
+        var pid: pid_t = 0
+        let words: [String] = ["/bin/sleep", "1000"]
+        let arguments = words.map { strdup($0) } + [nil]
+        defer { for argument in arguments { free(argument) } }
+        #expect(posix_spawn(&pid, "/bin/sleep", nil, nil, arguments, nil) == 0)
+        guard case .found(let running) = ProcessStat.lookUp(pid) else {
+            Issue.record("no /proc entry for the child")
+            return
+        }
+        let owner = ScratchOwner(
+            pid: pid, startTime: running.startTime, bootID: ProcessStat.bootID, pidNamespace: ProcessStat.pidNamespace)
+        #expect(!owner.isGone)
+        kill(pid, SIGKILL)
+        let ended = eventually {
+            guard case .found(let now) = ProcessStat.lookUp(pid) else { return false }
+            return now.hasEnded
+        }
+        #expect(ended, "it became a zombie")
+        #expect(owner.isGone, "a zombie")
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        #expect(owner.isGone, "collected")
+    }
+
+    @Test(
+        "watcher messages: a group above 1, an absolute path, done; nothing else",
         arguments: [
             ("group 4242", WatchMessage.group(4242)), ("done", .done),
+            ("scratch /tmp/grona-mock-exec.a b", .scratch("/tmp/grona-mock-exec.a b")),
             ("group 1", nil), ("group 0", nil), ("group -4242", nil), ("group", nil), ("group 12x", nil),
-            ("group 99999999999", nil), ("done ", nil), ("kill 1", nil),
+            ("group 99999999999", nil), ("scratch tmp/x", nil), ("scratch ", nil), ("done ", nil), ("kill 1", nil),
         ] as [(String, WatchMessage?)])
     func watchMessages(line: String, expected: WatchMessage?) {
         #expect(WatchMessage(line: Array(line.utf8)[...]) == expected)
@@ -60,7 +115,7 @@ struct ExecRecordsTests {
     func watchReader() throws {
         var ends: [Int32] = [0, 0]
         #expect(pipe(&ends) == 0)
-        let text = "group 77\n" + String(repeating: "x", count: 20_000) + "\ngroup 1\nbogus\ndone\n"
+        let text = "group 77\n" + String(repeating: "x", count: 20_000) + "\nscratch /tmp/a\nbogus\ndone\n"
         let bytes = Array(text.utf8)
         #expect(bytes.withUnsafeBytes { write(ends[1], $0.baseAddress, $0.count) } == bytes.count)
         close(ends[1])
@@ -68,6 +123,7 @@ struct ExecRecordsTests {
         var reader = WatchMessage.Reader(descriptor: ends[0])
         var messages: [WatchMessage] = []
         while let message = reader.next() { messages.append(message) }
-        #expect(messages == [.group(77), .done])
+        #expect(messages == [.group(77), .scratch("/tmp/a"), .done])
+        #expect(WatchMessage.scratch("/tmp/a\nb").validated == nil, "a path a line cannot carry is not sent")
     }
 }
