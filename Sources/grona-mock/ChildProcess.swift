@@ -100,14 +100,20 @@ struct ChildProcess {
         return Self.reportedPID(info) == pid
     }
 
-    /// Whether the command has stopped (SIGTSTP from the terminal, SIGSTOP) since the last look; consumes the
-    /// report, and never collects an exit.
-    func hasStopped() -> Bool {
+    /// The signal that stopped the command (SIGTSTP from the terminal, SIGTTIN when it read the terminal from
+    /// the background, SIGSTOP) since the last look; nil when it has not stopped. Consumes the report, and
+    /// never collects an exit.
+    func stopSignal() -> Int32? {
         var info = siginfo_t()
         while waitid(P_PID, id_t(pid), &info, WSTOPPED | WNOHANG) != 0 {
-            guard errno == EINTR else { return false }
+            guard errno == EINTR else { return nil }
         }
-        return Self.reportedPID(info) == pid
+        guard Self.reportedPID(info) == pid else { return nil }
+        #if canImport(Glibc)
+        return info._sifields._sigchld.si_status
+        #else
+        return info.si_status
+        #endif
     }
 
     /// Collects the status of the ended command (`hasEnded` said so): the zombie goes, and its pid is free.
@@ -154,6 +160,9 @@ struct ChildProcess {
         case SIGUSR2: "SIGUSR2"
         case SIGCONT: "SIGCONT"
         case SIGTSTP: "SIGTSTP"
+        case SIGTTIN: "SIGTTIN"
+        case SIGTTOU: "SIGTTOU"
+        case SIGSTOP: "SIGSTOP"
         default: "signal \(signal)"
         }
     }

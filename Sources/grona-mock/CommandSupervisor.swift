@@ -18,6 +18,7 @@ struct CommandSupervisor {
     let command: ChildProcess
     let group: ProcessGroup
     let signals: ExecSignals
+    /// The terminal, when exec lent it to the command from the start.
     let terminal: TerminalHandover?
     let watcher: GroupWatcher?
     let logger: Logger
@@ -27,6 +28,7 @@ struct CommandSupervisor {
     /// Returns once the command has ended and nothing of its group runs (or what runs survived SIGKILL).
     func run() -> ChildProcess.Outcome {
         var lifecycle = CommandGroupState()
+        var terminal = self.terminal
         while true {
             let action: CommandGroupState.Action
             switch lifecycle.state {
@@ -40,10 +42,8 @@ struct CommandSupervisor {
                 if ended {
                     terminal?.end()
                     action = lifecycle.commandEnded(othersRunning: group.hasRunningMembers, at: .now)
-                } else if let terminal, command.hasStopped() {
-                    logger.info(
-                        "the command was stopped (Ctrl-Z); exec stops with it", [("processGroup", Int(group.id))])
-                    terminal.suspendWithCommand()
+                } else if let stop = command.stopSignal() {
+                    terminal = handleStop(by: stop, terminal)
                     continue
                 } else {
                     let received = signals.wait()
@@ -72,6 +72,22 @@ struct CommandSupervisor {
             }
             perform(action)
         }
+    }
+
+    /// The command stopped. With the terminal, it was Ctrl-Z (or SIGSTOP): exec's job stops with it. Without,
+    /// when it read the terminal from the background (SIGTTIN, SIGTTOU) while exec's group is in the
+    /// foreground (exec inside a script), it is lent the terminal now and continued. Any other stop is the
+    /// command's business, as before.
+    private func handleStop(by signal: Int32, _ terminal: TerminalHandover?) -> TerminalHandover? {
+        let fields: Logger.Fields = [("signal", ChildProcess.name(of: signal)), ("processGroup", Int(group.id))]
+        if let terminal {
+            logger.info("the command was stopped; exec stops with it", fields)
+            terminal.suspendWithCommand()
+            return terminal
+        }
+        guard signal == SIGTTIN || signal == SIGTTOU, let lent = TerminalHandover.lend(to: group) else { return nil }
+        logger.info("the command wants the terminal; lent it", fields)
+        return lent
     }
 
     private func perform(_ action: CommandGroupState.Action) {

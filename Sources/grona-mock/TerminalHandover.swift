@@ -9,23 +9,35 @@ import Darwin
 /// In a group of its own the command is no longer the terminal's foreground group: reading the terminal
 /// would stop it (SIGTTIN), and Ctrl-C would reach exec alone. So when exec is a job of its own in the
 /// foreground of its controlling terminal (typed at an interactive shell's prompt, whatever its
-/// redirections), the command's group becomes the foreground group (`tcsetpgrp`, as tini does): the command
-/// reads the keyboard, and Ctrl-C, Ctrl-\ and Ctrl-Z reach it directly. Exec blocks SIGTTOU
-/// (`ExecSignals`), which lets it take the terminal back from the background.
+/// redirections), the command's group becomes the foreground group from the start (`begin`, `tcsetpgrp` as
+/// tini does): the command reads the keyboard, and Ctrl-C, Ctrl-\ and Ctrl-Z reach it directly.
 ///
-/// Only when exec leads its group: in a script (no job control) exec shares the script's group, and the
-/// script must still hear Ctrl-C, so the terminal stays with that group and exec passes the signals on.
+/// Inside a script exec shares the script's group, which must still hear Ctrl-C: the terminal stays with
+/// that group and exec passes the signals on, unless the command reads the terminal; then it is lent the
+/// terminal when the kernel stops it for that (`lend`). Exec blocks SIGTTOU (`ExecSignals`), which lets it
+/// take the terminal back from the background.
 struct TerminalHandover {
     /// The controlling terminal, opened for exec alone (close-on-exec).
     private let terminal: Int32
     private let ownGroup: pid_t
     let commandGroup: ProcessGroup
 
-    /// Hands the terminal to `commandGroup`; nil (and nothing done) when exec has no controlling terminal
-    /// (CI), is not in its foreground (a background job) or does not lead its group (a script).
+    /// Hands the terminal to `commandGroup` as the command starts; nil (and nothing done) when exec has no
+    /// controlling terminal (CI), is not in its foreground (a background job) or does not lead its group (a
+    /// script).
     static func begin(for commandGroup: ProcessGroup) -> TerminalHandover? {
+        guard getpgrp() == getpid() else { return nil }
+        return handOver(to: commandGroup)
+    }
+
+    /// Hands the terminal to `commandGroup`, which the kernel stopped for reading it from the background;
+    /// nil (and nothing done) when exec's group does not have the terminal either.
+    static func lend(to commandGroup: ProcessGroup) -> TerminalHandover? {
+        handOver(to: commandGroup)
+    }
+
+    private static func handOver(to commandGroup: ProcessGroup) -> TerminalHandover? {
         let ownGroup = getpgrp()
-        guard ownGroup == getpid() else { return nil }
         let terminal = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard terminal >= 0 else { return nil }
         guard tcgetpgrp(terminal) == ownGroup, tcsetpgrp(terminal, commandGroup.id) == 0 else {
