@@ -44,10 +44,20 @@ enum ExecCommand {
 
         Starts the mock (on 127.0.0.1, a free port and a temporary database unless told otherwise), runs
         COMMAND with GRONA_MOCK_URL (and GRONA_MOCK_ADMIN_TOKEN when a token is set) added to its
-        environment, passes SIGINT and SIGTERM on to it, then stops the mock and exits with the command's
-        status: 128 + the signal when it was killed, 127 when it cannot be found, 126 when it cannot be
-        executed. With --fail-on-violations a command that succeeded still fails (exit 1) when the events
-        it made the SDK send break the contract (see docs/violations.md); the violations go to stderr.
+        environment, then stops the mock and exits with the command's status: 128 + the signal when it was
+        killed, 127 when it cannot be found, 126 when it cannot be executed. With --fail-on-violations a
+        command that succeeded still fails (exit 1) when the events it made the SDK send break the contract
+        (see docs/violations.md); the violations go to stderr.
+
+        COMMAND runs in a process group of its own, and nothing of that group outlives exec:
+          - SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 are passed on to the whole group (one
+            that exec was started with ignored, as nohup ignores SIGHUP, stays ignored in COMMAND too);
+          - when COMMAND ends, what it left running in its group gets SIGTERM, then SIGKILL 2 s later (a
+            process meant to outlive it, a daemon, leaves the group with setsid);
+          - if exec is killed, even by SIGKILL, a watcher stops the group within a second, and a later
+            run removes the temporary database of a run that could not;
+          - typed at a shell's prompt, COMMAND gets the terminal: it reads the keyboard, and Ctrl-C and
+            Ctrl-Z reach it (inside a script, only once it reads the terminal).
 
         OPTIONS:
         \(ParsedOptions.help(for: options + [helpOption]))

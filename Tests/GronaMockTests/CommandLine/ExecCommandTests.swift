@@ -145,12 +145,14 @@ struct ExecCommandTests {
         for text in [
             "USAGE: grona-mock exec [options] -- COMMAND [ARGS...]", "--fail-on-violations", "--report FILE",
             "--junit FILE", "--port PORT", "GRONA_MOCK_PORT", "--admin-token", "GRONA_MOCK_URL", "EXAMPLE",
+            "process group of its own", "SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2", "a watcher stops the group",
         ] {
             #expect(result.stdout.contains(text), "missing \(text)")
         }
         #expect(!result.stdout.contains("(default: 8080)"), "exec's port defaults to 0")
         let top = try BinaryRunner.run(["--help"])
         #expect(top.stdout.contains("exec "))
+        #expect(!top.stdout.contains("__watch-group") && !result.stdout.contains("__watch-group"), "internal")
         // After --, --help is the command's.
         let fixture = try MockFixture.standard()
         let passed = try Self.exec(fixture, ["/bin/echo", "passed", "--help"])
