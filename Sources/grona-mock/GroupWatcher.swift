@@ -117,11 +117,13 @@ struct GroupWatcher {
     func finish() {
         send(.done)
         close(channel)
+        // Polled finely: it exits the moment it reads "done" (or, after a short command, once it has
+        // started), and every run of exec waits for this.
         var status: Int32 = 0
-        for _ in 0..<50 {
+        for _ in 0..<500 {
             let reaped = waitpid(pid, &status, WNOHANG)
             if reaped == pid || (reaped < 0 && errno != EINTR) { return }
-            usleep(20_000)
+            usleep(2_000)
         }
     }
 
