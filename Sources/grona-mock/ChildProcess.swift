@@ -4,8 +4,8 @@ import Glibc
 import Darwin
 #endif
 
-/// The command `grona-mock exec` runs: spawned with `posix_spawnp`, waited for while the stop signals are
-/// passed on to it.
+/// The command `grona-mock exec` runs: spawned with `posix_spawnp` as the leader of a process group of its
+/// own, watched by `CommandSupervisor`.
 /// The command line links no Foundation, so no `Process`: the spawn is a few calls, and the wait must take
 /// signals and the child's end in one place anyway.
 struct ChildProcess {
@@ -28,13 +28,20 @@ struct ChildProcess {
 
     let pid: pid_t
 
-    /// Starts `arguments[0]`, looked up in `PATH` when it has no slash, with exactly `environment`.
+    /// The group the command leads; its id is the command's pid.
+    var group: ProcessGroup? { ProcessGroup(id: pid) }
+
+    /// Starts `arguments[0]`, looked up in `PATH` when it has no slash, with exactly `environment`, as the
+    /// leader of a new process group (`POSIX_SPAWN_SETPGROUP`), so that a signal exec passes on reaches what
+    /// the command starts too.
     ///
-    /// The child gets an empty signal mask (the caller blocks the stop signals in every thread of its own)
-    /// and the default action for the signals this process ignores or passes on: SIGPIPE is ignored by
-    /// grona-mock, and an ignored disposition would survive exec; SIGINT and SIGTERM are forwarded to it and
-    /// must be able to stop it.
-    static func spawn(_ arguments: [String], environment: [String: String]) throws(SpawnFailure) -> ChildProcess {
+    /// The child gets an empty signal mask (the caller blocks the signals it waits for in every thread of its
+    /// own) and the default action for `defaults`: the signals exec passes on, which must be able to stop it,
+    /// and SIGPIPE, which grona-mock ignores (an ignored disposition would survive exec). A signal exec found
+    /// ignored when it started (`nohup`) is not in `defaults`, and stays ignored in the command.
+    static func spawn(
+        _ arguments: [String], environment: [String: String], defaults: [Int32]
+    ) throws(SpawnFailure) -> ChildProcess {
         guard let name = arguments.first else { throw SpawnFailure(status: 127, reason: "no command") }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -42,11 +49,13 @@ struct ChildProcess {
         var empty = sigset_t()
         sigemptyset(&empty)
         posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGPIPE, SIGINT, SIGTERM, SIGCHLD] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var defaultSet = sigset_t()
+        sigemptyset(&defaultSet)
+        for signal in defaults + [SIGPIPE, SIGCHLD] { sigaddset(&defaultSet, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaultSet)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
 
         let argv = CStrings(arguments)
         let envp = CStrings(environment.map { "\($0.key)=\($0.value)" }.sorted())
@@ -81,27 +90,51 @@ struct ChildProcess {
         }
     }
 
-    /// Waits for the child to end. `signals` (blocked in every thread by the caller, SIGCHLD among them) are
-    /// taken with `sigwait`: SIGCHLD says the child may have ended, any other is sent on to the child, which
-    /// decides what it means. `forwarded` hears of each one passed on.
-    func wait(signals: sigset_t, forwarded: (Int32) -> Void) -> Outcome {
-        var signals = signals
-        while true {
-            var status: Int32 = 0
-            let reaped = waitpid(pid, &status, WNOHANG)
-            if reaped == pid { return Self.outcome(status) }
-            if reaped < 0 && errno != EINTR {
+    /// Whether the command has ended, without collecting its status: it stays a zombie, and its pid (its
+    /// group's id) stays taken. Nil with `errno` when it cannot be waited for.
+    func hasEnded() -> Bool? {
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 {
+            guard errno == EINTR else { return nil }
+        }
+        return Self.reportedPID(info) == pid
+    }
+
+    /// The signal that stopped the command (SIGTSTP from the terminal, SIGTTIN when it read the terminal from
+    /// the background, SIGSTOP) since the last look; nil when it has not stopped. Consumes the report, and
+    /// never collects an exit.
+    func stopSignal() -> Int32? {
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WSTOPPED | WNOHANG) != 0 {
+            guard errno == EINTR else { return nil }
+        }
+        guard Self.reportedPID(info) == pid else { return nil }
+        #if canImport(Glibc)
+        return info._sifields._sigchld.si_status
+        #else
+        return info.si_status
+        #endif
+    }
+
+    /// Collects the status of the ended command (`hasEnded` said so): the zombie goes, and its pid is free.
+    func reap() -> Outcome {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) != pid {
+            guard errno == EINTR else {
                 return .notStarted(
                     status: 1, reason: "cannot wait for the command: \(String(cString: strerror(errno)))")
             }
-            // SIGCHLD stays pending while blocked, so a child that ended after waitpid wakes this at once.
-            var received: Int32 = 0
-            guard sigwait(&signals, &received) == 0 else { continue }
-            if received != SIGCHLD {
-                kill(pid, received)
-                forwarded(received)
-            }
         }
+        return Self.outcome(status)
+    }
+
+    /// The pid a `waitid` with WNOHANG filled in; 0 when no child was in the state asked for.
+    private static func reportedPID(_ info: siginfo_t) -> pid_t {
+        #if canImport(Glibc)
+        info._sifields._kill.si_pid
+        #else
+        info.si_pid
+        #endif
     }
 
     /// Decodes a `waitpid` status (the `WIFEXITED`/`WTERMSIG` macros, which Swift does not import; the
@@ -123,6 +156,13 @@ struct ChildProcess {
         case SIGABRT: "SIGABRT"
         case SIGSEGV: "SIGSEGV"
         case SIGPIPE: "SIGPIPE"
+        case SIGUSR1: "SIGUSR1"
+        case SIGUSR2: "SIGUSR2"
+        case SIGCONT: "SIGCONT"
+        case SIGTSTP: "SIGTSTP"
+        case SIGTTIN: "SIGTTIN"
+        case SIGTTOU: "SIGTTOU"
+        case SIGSTOP: "SIGSTOP"
         default: "signal \(signal)"
         }
     }

@@ -44,10 +44,20 @@ enum ExecCommand {
 
         Starts the mock (on 127.0.0.1, a free port and a temporary database unless told otherwise), runs
         COMMAND with GRONA_MOCK_URL (and GRONA_MOCK_ADMIN_TOKEN when a token is set) added to its
-        environment, passes SIGINT and SIGTERM on to it, then stops the mock and exits with the command's
-        status: 128 + the signal when it was killed, 127 when it cannot be found, 126 when it cannot be
-        executed. With --fail-on-violations a command that succeeded still fails (exit 1) when the events
-        it made the SDK send break the contract (see docs/violations.md); the violations go to stderr.
+        environment, then stops the mock and exits with the command's status: 128 + the signal when it was
+        killed, 127 when it cannot be found, 126 when it cannot be executed. With --fail-on-violations a
+        command that succeeded still fails (exit 1) when the events it made the SDK send break the contract
+        (see docs/violations.md); the violations go to stderr.
+
+        COMMAND runs in a process group of its own, and nothing of that group outlives exec:
+          - SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 are passed on to the whole group (one
+            that exec was started with ignored, as nohup ignores SIGHUP, stays ignored in COMMAND too);
+          - when COMMAND ends, what it left running in its group gets SIGTERM, then SIGKILL 2 s later (a
+            process meant to outlive it, a daemon, leaves the group with setsid);
+          - if exec is killed, even by SIGKILL, a watcher stops the group within a second, and a later
+            run removes the temporary database of a run that could not;
+          - typed at a shell's prompt, COMMAND gets the terminal: it reads the keyboard, and Ctrl-C and
+            Ctrl-Z reach it (inside a script, only once it reads the terminal).
 
         OPTIONS:
         \(ParsedOptions.help(for: options + [helpOption]))
@@ -81,10 +91,19 @@ enum ExecCommand {
             return ExitCode.usage.rawValue
         }
 
+        // As in serve: blocked before any thread starts, so that every thread inherits the mask and only
+        // the supervisor's wait sees them.
+        let signals = ExecSignals.block()
+        let temporary = environment["TMPDIR"] ?? "/tmp"
+        for (path, owner) in ScratchDirectory.removeStale(in: temporary) {
+            logger.info(
+                "removed the scratch directory of an earlier run that was killed",
+                [("path", path), ("owner", Int(owner.pid))])
+        }
         var scratch: ScratchDirectory?
         if parsed.value("db") == nil, parsed.value("store") == nil {
             do {
-                let directory = try ScratchDirectory(in: environment["TMPDIR"] ?? "/tmp")
+                let directory = try ScratchDirectory(in: temporary)
                 configuration.storage = .sqlite(path: directory.path + "/grona-mock.sqlite")
                 scratch = directory
             } catch {
@@ -94,9 +113,6 @@ enum ExecCommand {
         }
         defer { scratch?.remove() }
 
-        // As in serve: blocked before any thread starts, so that every thread inherits the mask and only
-        // the wait below sees them. SIGCHLD too, so that the child's end wakes the same wait.
-        let signals = ServeCommand.blockSignals([SIGINT, SIGTERM, SIGCHLD])
         guard let server = ServeCommand.startOrReport(configuration, logger: logger) else {
             return ExitCode.failure.rawValue
         }
@@ -108,15 +124,7 @@ enum ExecCommand {
         logger.info("running the command", [("url", url), ("command", command.joined(separator: " "))])
 
         let started = ContinuousClock.now
-        let outcome: ChildProcess.Outcome
-        do {
-            let child = try ChildProcess.spawn(command, environment: childEnvironment)
-            outcome = child.wait(signals: signals) { signal in
-                logger.info("passed a signal on to the command", [("signal", ChildProcess.name(of: signal))])
-            }
-        } catch {
-            outcome = .notStarted(status: error.status, reason: error.reason)
-        }
+        let outcome = runCommand(command, environment: childEnvironment, signals: signals, scratch: scratch, logger)
         let elapsed = started.duration(to: .now)
         let milliseconds = elapsed.milliseconds
         switch outcome {
@@ -150,6 +158,32 @@ enum ExecCommand {
             if !written && status == 0 { status = ExitCode.failure.rawValue }
         }
         return status
+    }
+
+    /// Runs the command in a process group of its own, watched (`GroupWatcher`) in case exec is killed, and
+    /// supervised until it and what it started have ended.
+    private static func runCommand(
+        _ command: [String], environment: [String: String], signals: ExecSignals, scratch: ScratchDirectory?,
+        _ logger: Logger
+    ) -> ChildProcess.Outcome {
+        let watcher = GroupWatcher.start(logFormat: logger.format, logger: logger)
+        if let scratch { watcher?.removeIfKilled(scratch) }
+        let child: ChildProcess
+        do {
+            child = try ChildProcess.spawn(command, environment: environment, defaults: signals.forwarded)
+        } catch {
+            watcher?.finish()
+            return .notStarted(status: error.status, reason: error.reason)
+        }
+        guard let group = child.group else {
+            watcher?.finish()
+            return child.reap()
+        }
+        watcher?.watch(group)
+        let supervisor = CommandSupervisor(
+            command: child, group: group, signals: signals, terminal: TerminalHandover.begin(for: group),
+            watcher: watcher, logger: logger)
+        return supervisor.run()
     }
 
     /// `--fail-on-violations`: prints each violation and each workspace that could not be checked, and
@@ -197,29 +231,5 @@ extension OptionSpec {
         OptionSpec(
             name: name, short: short, valueName: valueName, environment: environment, defaultValue: defaultValue,
             help: help, keepsEmptyEnvironment: keepsEmptyEnvironment)
-    }
-}
-
-/// A directory of our own under TMPDIR for the throw-away database, removed with everything in it (the
-/// SQLite file, its -wal and -shm) when the run ends.
-private struct ScratchDirectory {
-    let path: String
-
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    init(in parent: String) throws(Failure) {
-        var template = Array("\(parent)/grona-mock-exec.XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ $0.baseAddress.flatMap(mkdtemp) }) else {
-            throw Failure(
-                description: "cannot create a temporary directory in \(parent): \(String(cString: strerror(errno)))")
-        }
-        path = String(cString: made)
-    }
-
-    func remove() {
-        for name in (try? FileSystem.list(path)) ?? [] { unlink(path + "/" + name) }
-        rmdir(path)
     }
 }

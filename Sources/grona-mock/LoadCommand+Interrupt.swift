@@ -6,8 +6,9 @@ import Glibc
 import Darwin
 #endif
 
-/// Ctrl-C during `grona-mock load`, as k6 takes it: the first SIGINT (or SIGTERM) asks the run to stop
-/// starting visits, send what is pending and print its report (exit 130); a second one exits at once.
+/// Ctrl-C during `grona-mock load`, as k6 takes it: the first SIGINT (or SIGTERM, or SIGQUIT) asks the run to
+/// stop starting visits, send what is pending and print its report (exit 130); a second one exits at once.
+/// SIGQUIT (Ctrl-\) is taken too: left to the Swift runtime, it prints a crash report and the run goes on.
 ///
 /// The handler only flips a flag the run's loop polls (`requested`): no allocation, lock or printing in a
 /// signal handler (POSIX async-signal safety). `_exit` and `write` are safe there, for the second signal.
@@ -18,7 +19,9 @@ enum LoadInterrupt {
     /// The exit status of an interrupted run: 128 + SIGINT, what a shell shows.
     static let exitStatus: Int32 = 130
 
-    /// Installs the handler for SIGINT and SIGTERM. `requested` is touched first, so that the handler never
+    static let signals: [Int32] = [SIGINT, SIGTERM, SIGQUIT]
+
+    /// Installs the handler for `signals`. `requested` is touched first, so that the handler never
     /// runs a global's lazy initialisation.
     static func install() {
         _ = requested.load(ordering: .relaxed)
@@ -30,15 +33,13 @@ enum LoadInterrupt {
         #endif
         sigemptyset(&action.sa_mask)
         action.sa_flags = 0
-        sigaction(SIGINT, &action, nil)
-        sigaction(SIGTERM, &action, nil)
+        for signal in signals { sigaction(signal, &action, nil) }
         // A parent may have started us with them blocked (a test runner's threads, a supervisor): the run's
         // thread takes them.
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        sigaddset(&signals, SIGINT)
-        sigaddset(&signals, SIGTERM)
-        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        for signal in signals { sigaddset(&unblocked, signal) }
+        pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
     }
 
     static var isRequested: Bool { requested.load(ordering: .relaxed) }

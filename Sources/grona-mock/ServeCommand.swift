@@ -10,7 +10,7 @@ import Glibc
 import Darwin
 #endif
 
-/// `grona-mock serve`: runs the mock until SIGINT or SIGTERM, then shuts down gracefully.
+/// `grona-mock serve`: runs the mock until SIGINT, SIGTERM or SIGQUIT, then shuts down gracefully.
 enum ServeCommand {
     static let options: [OptionSpec] = [
         .value(
@@ -78,7 +78,7 @@ enum ServeCommand {
 
         Serves the Grona configuration, grants and events endpoints and the /_mock control API.
         Prints "grona-mock <version> listening on <url>" once the socket is bound.
-        Stops on SIGINT or SIGTERM: no new connections, requests in flight answered, exit 0.
+        Stops on SIGINT, SIGTERM or SIGQUIT: no new connections, requests in flight answered, exit 0.
 
         OPTIONS:
         \(ParsedOptions.help(for: options))
@@ -100,7 +100,8 @@ enum ServeCommand {
             return .usage
         }
 
-        var signals = blockSignals([SIGINT, SIGTERM])
+        // SIGQUIT as SIGTERM: left to the Swift runtime, it prints a crash report and the server runs on.
+        var signals = blockSignals([SIGINT, SIGTERM, SIGQUIT])
         guard let server = startOrReport(configuration, logger: logger) else { return .failure }
         // One line per listener, plain HTTP first: scripts read the first line's URL.
         for url in server.urls { Console.out("grona-mock \(GronaMockVersion.current) listening on \(url)") }
@@ -108,7 +109,7 @@ enum ServeCommand {
 
         var received: Int32 = 0
         sigwait(&signals, &received)
-        logger.info("stopping", [("signal", received == SIGINT ? "SIGINT" : "SIGTERM")])
+        logger.info("stopping", [("signal", ChildProcess.name(of: received))])
         server.shutdown()
         server.wait()
         logger.info("stopped")

@@ -67,6 +67,9 @@ case "tls":
     status = TLSCommand.run(Array(arguments.dropFirst()), environment: environment)
 case "load":
     exit(LoadCommand.run(Array(arguments.dropFirst()), environment: environment))
+case WatchGroupCommand.name?:
+    // Internal: the watcher `exec` starts; not in the help.
+    exit(WatchGroupCommand.run(Array(arguments.dropFirst())))
 case "--version":
     Console.out(
         "grona-mock \(GronaMockVersion.current) (\(GronaMockVersion.libraries), SQLite \(SQLiteStorage.libraryVersion), "

@@ -106,47 +106,6 @@ struct ExecCommandTests {
         #expect(result.stdout == "nightly build\n")
     }
 
-    @Test(
-        "SIGTERM and SIGINT are passed on to the command, and its death by them is the status",
-        arguments: [SIGTERM, SIGINT])
-    func forwardsSignals(signal: Int32) throws {
-        let fixture = try MockFixture.standard()
-        let process = Process()
-        process.executableURL = BinaryRunner.executable
-        process.arguments = [
-            "exec", "--workspaces", fixture.workspaces.path, "--keys", fixture.keys.path, "--",
-            "/bin/sh", "-c", "echo $$; exec sleep 60",
-        ]
-        process.environment = ["PATH": "/usr/bin:/bin"]
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // The command says when it runs (and its pid, which `exec sleep` keeps), so the signal is never sent
-        // before it could be passed on.
-        var line = Data()
-        while true {
-            let byte = out.fileHandleForReading.readData(ofLength: 1)
-            if byte.isEmpty || byte == Data([0x0A]) { break }
-            line.append(byte)
-        }
-        let command = try #require(Int32(String(decoding: line, as: UTF8.self)), "the command did not start")
-        kill(process.processIdentifier, signal)
-        let ended = eventually(seconds: 20) { !process.isRunning }
-        guard ended else {
-            kill(command, SIGKILL)
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            Issue.record("grona-mock did not end after \(signal): the signal was not passed on")
-            return
-        }
-        #expect(process.terminationStatus == 128 + signal)
-        #expect(kill(command, 0) != 0, "the command still runs")
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(stderr.contains("passed a signal on to the command"), "stderr: \(stderr)")
-    }
-
     @Test("a command that cannot be found gives 127, one that cannot be executed 126, each with the reason")
     func commandNotRun() throws {
         let fixture = try MockFixture.standard()
@@ -186,12 +145,14 @@ struct ExecCommandTests {
         for text in [
             "USAGE: grona-mock exec [options] -- COMMAND [ARGS...]", "--fail-on-violations", "--report FILE",
             "--junit FILE", "--port PORT", "GRONA_MOCK_PORT", "--admin-token", "GRONA_MOCK_URL", "EXAMPLE",
+            "process group of its own", "SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2", "a watcher stops the group",
         ] {
             #expect(result.stdout.contains(text), "missing \(text)")
         }
         #expect(!result.stdout.contains("(default: 8080)"), "exec's port defaults to 0")
         let top = try BinaryRunner.run(["--help"])
         #expect(top.stdout.contains("exec "))
+        #expect(!top.stdout.contains("__watch-group") && !result.stdout.contains("__watch-group"), "internal")
         // After --, --help is the command's.
         let fixture = try MockFixture.standard()
         let passed = try Self.exec(fixture, ["/bin/echo", "passed", "--help"])

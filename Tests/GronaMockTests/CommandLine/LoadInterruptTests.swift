@@ -59,8 +59,10 @@ struct LoadInterruptTests {
             ] + (json.map { ["--json", $0] } ?? []))
     }
 
-    @Test("the first SIGINT drains, prints the report of what ran and exits 130")
-    func firstInterrupt() throws {
+    @Test(
+        "the first SIGINT (or SIGQUIT, Ctrl-\\) drains, prints the report of what ran and exits 130",
+        arguments: [SIGINT, SIGQUIT])
+    func firstInterrupt(signal: Int32) throws {
         let fixture = try MockFixture.standard()
         let json = FileManager.default.temporaryDirectory.appendingPathComponent("load-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: json) }
@@ -68,10 +70,11 @@ struct LoadInterruptTests {
             let load = try Self.start(server.port, json: json.path)
             // The first progress line (every 5 s in a pipe): visits have run and batches are out.
             #expect(eventually(seconds: 20) { load.stderr.contains("in flight") }, "stderr: \(load.stderr)")
-            load.signal(SIGINT)
+            load.signal(signal)
             let status = load.exitStatus(within: 20)
             #expect(status == 130, "stdout: \(load.stdout)\nstderr: \(load.stderr)")
             #expect(load.stderr.contains("interrupted"))
+            #expect(!load.stderr.contains("Program crashed"), "no crash report: \(load.stderr)")
             #expect(load.stdout.contains("result"), "the report: \(load.stdout)")
             let report = try JSONParser().parse(Array(try Data(contentsOf: json)))
             #expect(report["interrupted"]?.boolValue == true, "the JSON report is written too, and says so")

@@ -87,6 +87,15 @@ struct ServeCommandTests {
         #expect(server.stop(signal: signal) == 0)
     }
 
+    @Test("SIGQUIT stops serve as SIGTERM does, without the Swift runtime's crash report and backtrace")
+    func quit() throws {
+        let server = try ServerProcess(["--port", "0", "--db", ":memory:"])
+        #expect(server.stop(signal: SIGQUIT, within: 20) == 0, "serve did not stop on SIGQUIT")
+        let log = server.standardError
+        #expect(log.contains("stopping signal=SIGQUIT"), "\(log)")
+        #expect(!log.contains("Program crashed") && !log.contains("Backtracing"), "\(log)")
+    }
+
     @Test("options come from environment variables when not given as arguments")
     func environmentVariables() throws {
         let server = try ServerProcess(
