@@ -10,7 +10,7 @@ import Glibc
 import Darwin
 #endif
 
-/// `grona-mock serve`: runs the mock until SIGINT, SIGTERM or SIGQUIT, then shuts down gracefully.
+/// `grona-mock serve`: runs the mock until SIGINT, SIGTERM, SIGQUIT or SIGHUP, then shuts down gracefully.
 enum ServeCommand {
     static let options: [OptionSpec] = [
         .value(
@@ -78,7 +78,7 @@ enum ServeCommand {
 
         Serves the Grona configuration, grants and events endpoints and the /_mock control API.
         Prints "grona-mock <version> listening on <url>" once the socket is bound.
-        Stops on SIGINT, SIGTERM or SIGQUIT: no new connections, requests in flight answered, exit 0.
+        Stops on SIGINT, SIGTERM, SIGQUIT or SIGHUP: no new connections, requests in flight answered, exit 0.
 
         OPTIONS:
         \(ParsedOptions.help(for: options))
@@ -100,8 +100,9 @@ enum ServeCommand {
             return .usage
         }
 
-        // SIGQUIT as SIGTERM: left to the Swift runtime, it prints a crash report and the server runs on.
-        var signals = blockSignals([SIGINT, SIGTERM, SIGQUIT])
+        // SIGQUIT as SIGTERM: left to the Swift runtime, it prints a crash report and the server runs on. SIGHUP
+        // (the terminal closed) too: its default action ends the process at once, with batches being committed.
+        var signals = blockSignals([SIGINT, SIGTERM, SIGQUIT, SIGHUP])
         guard let server = startOrReport(configuration, logger: logger) else { return .failure }
         // One line per listener, plain HTTP first: scripts read the first line's URL.
         for url in server.urls { Console.out("grona-mock \(GronaMockVersion.current) listening on \(url)") }

@@ -74,8 +74,8 @@ struct ServeCommandTests {
     }
 
     @Test(
-        "serve prints its URL once bound, answers health, and exits 0 on SIGTERM and SIGINT",
-        arguments: [SIGTERM, SIGINT])
+        "serve prints its URL once bound, answers health, and exits 0 on SIGTERM, SIGINT and SIGHUP",
+        arguments: [SIGTERM, SIGINT, SIGHUP])
     func serveAndStop(signal: Int32) throws {
         let server = try ServerProcess(["--port", "0", "--db", ":memory:"])
         #expect(server.url.hasPrefix("http://127.0.0.1:"))
