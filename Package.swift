@@ -46,18 +46,27 @@ let package = Package(
         .target(name: "GronaMockCAtomics"),
         /// JSON as RFC 8259 has it: a strict parser with limits, a value type, a writer. No dependencies.
         .target(name: "GronaMockJSON"),
-        /// The HTTP/1.1 server core: sockets, event loops, the parser, connections, the router with route groups
-        /// and middleware, responses. It knows nothing of Grona, and is tested alone with toy routes.
+        /// What every other target stands on: locks and atomics, the monotonic clock, files, logging, threads and
+        /// the blocking pool, the poller (epoll or poll(2)) and sockets, client and server, with their errors. It
+        /// knows nothing of HTTP or Grona (swift-nio splits NIOConcurrencyHelpers and NIOPosix off NIOCore alike).
+        .target(
+            name: "GronaMockPlatform",
+            dependencies: ["GronaMockJSON", "GronaMockCLinux", "GronaMockCAtomics"]
+        ),
+        /// The HTTP/1.1 server core: event loops, the parser, connections, the router with route groups and
+        /// middleware, responses. It knows nothing of Grona, and is tested alone with toy routes.
         .target(
             name: "GronaMockHTTP",
-            dependencies: ["GronaMockJSON", "GronaMockCLinux", "GronaMockCAtomics"]
+            dependencies: ["GronaMockJSON", "GronaMockPlatform", "GronaMockCLinux"]
         ),
         /// The engine: workspaces, signing, configuration, grants, events, faults, clock, violations and the
         /// control API, on top of the HTTP core. It defines the storage protocol (`GronaStorage`) and links no
         /// database.
         .target(
             name: "GronaMock",
-            dependencies: ["GronaMockJSON", "GronaMockHTTP", "GronaMockCOpenSSL", "GronaMockCZlib"],
+            dependencies: [
+                "GronaMockJSON", "GronaMockPlatform", "GronaMockHTTP", "GronaMockCOpenSSL", "GronaMockCZlib",
+            ],
             // The dashboard's HTML, CSS and JavaScript are compiled in by the plugin, not copied as resources.
             exclude: ["Dashboard/Assets"],
             plugins: ["EmbedDashboardAssets"]
@@ -73,47 +82,60 @@ let package = Package(
         /// `http/1.1`) and the local certificate authority of `grona-mock tls`. The only target that calls libssl.
         .target(
             name: "GronaMockTLS",
-            dependencies: ["GronaMockHTTP", "GronaMockCOpenSSL"]
+            dependencies: ["GronaMockPlatform", "GronaMockHTTP", "GronaMockCOpenSSL"]
         ),
         /// `GronaStorage` on SQLite: one writer, a pool of readers (WAL). The only target that sees SQLite.
         .target(
             name: "GronaMockSQLite",
-            dependencies: ["GronaMock", "GronaMockCSQLite"]
+            dependencies: ["GronaMock", "GronaMockJSON", "GronaMockPlatform", "GronaMockCSQLite"]
         ),
         /// `GronaStorage` on PostgreSQL through libpq: one writer, a pool of readers, for several instances on one
         /// shared database. The only target that sees libpq.
         .target(
             name: "GronaMockPostgres",
-            dependencies: ["GronaMock", "GronaMockHTTP", "GronaMockCPostgres"]
+            dependencies: ["GronaMock", "GronaMockJSON", "GronaMockPlatform", "GronaMockCPostgres"]
         ),
         /// The test kit: the engine in an SDK's test process, with the committed workspaces and test keys
         /// bundled (copies of `workspaces/` and `keys/`; a test keeps them identical).
         .target(
             name: "GronaMockTesting",
-            dependencies: ["GronaMock", "GronaMockSQLite", "GronaMockHTTP", "GronaMockJSON", "GronaMockTLS"],
+            dependencies: [
+                "GronaMock", "GronaMockSQLite", "GronaMockPlatform", "GronaMockHTTP", "GronaMockJSON", "GronaMockTLS",
+            ],
             resources: [.copy("Resources/workspaces"), .copy("Resources/keys")]
         ),
         /// `grona-mock load`: a simulated SDK fleet for load tests of any service that speaks the contract, with
         /// an open-model schedule, HDR latency histograms, thresholds and a check of what was stored.
         .target(
             name: "GronaMockLoad",
-            dependencies: ["GronaMock", "GronaMockHTTP", "GronaMockJSON"]
+            dependencies: ["GronaMock", "GronaMockPlatform", "GronaMockJSON"]
         ),
         /// The command line: parses options, opens the storage, calls the engine.
         .executableTarget(
             name: "grona-mock",
-            dependencies: ["GronaMock", "GronaMockSQLite", "GronaMockPostgres", "GronaMockLoad", "GronaMockTLS"]
+            dependencies: [
+                "GronaMock", "GronaMockSQLite", "GronaMockPostgres", "GronaMockLoad", "GronaMockTLS",
+                "GronaMockPlatform",
+                "GronaMockHTTP", "GronaMockJSON",
+            ]
         ),
         /// What the test targets share: a raw TCP client and live-server helpers. Not a product.
         .target(
             name: "GronaMockTestSupport",
-            dependencies: ["GronaMockHTTP", "GronaMockTLS"],
+            dependencies: ["GronaMockPlatform", "GronaMockHTTP", "GronaMockTLS"],
             path: "Tests/GronaMockTestSupport"
+        ),
+        /// The platform alone: the pollers, the portable locks, the clock's conversions, throttled warnings.
+        .testTarget(
+            name: "GronaMockPlatformTests",
+            dependencies: ["GronaMockPlatform", "GronaMockTestSupport"]
         ),
         /// The HTTP core alone, with toy routes and no engine.
         .testTarget(
             name: "GronaMockHTTPTests",
-            dependencies: ["GronaMockHTTP", "GronaMockTestSupport"],
+            dependencies: [
+                "GronaMockPlatform", "GronaMockHTTP", "GronaMockTestSupport", "GronaMockJSON",
+            ],
             resources: [.copy("Fixtures")]
         ),
         /// The checks every storage backend passes, run by each backend's test target. Not a product.
@@ -125,7 +147,10 @@ let package = Package(
         .testTarget(
             name: "GronaMockLoadTests",
             // The engine and SQLite start a grona-mock in the process for short runs of the fleet against it.
-            dependencies: ["GronaMockLoad", "GronaMock", "GronaMockSQLite", "GronaMockTestSupport"]
+            dependencies: [
+                "GronaMockLoad", "GronaMock", "GronaMockSQLite", "GronaMockTestSupport", "GronaMockHTTP",
+                "GronaMockJSON", "GronaMockPlatform",
+            ]
         ),
         /// HTTPS: the TLS transport under the HTTP core and the engine, checked with curl, Python's ssl and
         /// openssl s_client; the local CA; `grona-mock tls` and `serve --tls-port`.
@@ -133,6 +158,7 @@ let package = Package(
             name: "GronaMockTLSTests",
             dependencies: [
                 "GronaMockTLS", "GronaMockHTTP", "GronaMock", "GronaMockSQLite", "GronaMockTestSupport", "grona-mock",
+                "GronaMockJSON", "GronaMockPlatform",
             ]
         ),
         .testTarget(
@@ -141,7 +167,9 @@ let package = Package(
         ),
         .testTarget(
             name: "GronaMockSQLiteTests",
-            dependencies: ["GronaMockSQLite", "GronaMockStorageConformance", "GronaMockTestSupport"]
+            dependencies: [
+                "GronaMockSQLite", "GronaMockStorageConformance", "GronaMockTestSupport", "GronaMock",
+            ]
         ),
         /// The conformance suite and PostgreSQL's own cases, on a throwaway cluster the tests start themselves
         /// (`Examples/cluster/pg-throwaway`) unless `GRONA_MOCK_TEST_POSTGRES` names one; and the cluster tests, which
@@ -150,12 +178,16 @@ let package = Package(
             name: "GronaMockPostgresTests",
             dependencies: [
                 "GronaMock", "GronaMockPostgres", "GronaMockStorageConformance", "GronaMockTestSupport", "grona-mock",
+                "GronaMockHTTP", "GronaMockJSON", "GronaMockPlatform",
             ]
         ),
         .testTarget(
             name: "GronaMockTests",
             // The executable is a dependency so that command-line tests can run the built binary.
-            dependencies: ["GronaMock", "GronaMockSQLite", "grona-mock", "GronaMockTestSupport"]
+            dependencies: [
+                "GronaMock", "GronaMockSQLite", "grona-mock", "GronaMockTestSupport", "GronaMockHTTP", "GronaMockJSON",
+                "GronaMockPlatform",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

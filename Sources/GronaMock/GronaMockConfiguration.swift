@@ -1,5 +1,4 @@
 import GronaMockHTTP
-import GronaMockJSON
 
 /// Everything `grona-mock serve` can be told, with the defaults a fresh checkout runs with.
 public struct GronaMockConfiguration: Sendable {

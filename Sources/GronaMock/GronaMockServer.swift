@@ -1,5 +1,5 @@
 import GronaMockHTTP
-import GronaMockJSON
+import GronaMockPlatform
 
 /// The grona-mock engine: the Grona endpoints and the `/_mock` API on one HTTP server.
 ///

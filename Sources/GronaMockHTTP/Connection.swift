@@ -1,4 +1,4 @@
-import GronaMockJSON
+import GronaMockPlatform
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,3 @@
-import GronaMockJSON
-
 /// The request fields that pick a representation: `Accept-Encoding` (RFC 9110 §12.5.3) and
 /// `If-None-Match` (RFC 9110 §13.1.2).
 package enum ContentNegotiation {

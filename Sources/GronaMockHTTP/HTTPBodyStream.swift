@@ -1,3 +1,5 @@
+import GronaMockPlatform
+
 /// A response body made piece by piece, for answers too large to hold whole (an export of millions of
 /// events): sent with `Transfer-Encoding: chunked` (RFC 9112 §7.1), each piece one chunk; to an HTTP/1.0
 /// client, as it comes and closed at the end (RFC 9112 §6.3, item 8).

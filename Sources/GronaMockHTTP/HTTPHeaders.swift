@@ -1,5 +1,3 @@
-import GronaMockJSON
-
 /// Header fields in the order they arrived, looked up case-insensitively (RFC 9110 §5.1).
 ///
 /// A list, not a dictionary: order matters for repeated fields, and a request rarely has more than a dozen,

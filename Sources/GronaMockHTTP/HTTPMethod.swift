@@ -1,5 +1,3 @@
-import GronaMockJSON
-
 /// A request method (RFC 9110 §9). Known methods are cases so routing compares integers, not strings;
 /// any other token is kept as `.other` so the router can answer it with 405 rather than a parse error.
 public enum HTTPMethod: Hashable, Sendable, CustomStringConvertible {

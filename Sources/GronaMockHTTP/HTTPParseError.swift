@@ -1,5 +1,3 @@
-import GronaMockJSON
-
 /// Why a request could not be read. Each case fixes the status the server answers with before it closes the
 /// connection, since after a framing error the next request's start cannot be found (RFC 9112 §11.2).
 public enum HTTPParseError: Error, Equatable, Sendable {

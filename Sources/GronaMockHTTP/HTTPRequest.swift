@@ -1,5 +1,3 @@
-import GronaMockJSON
-
 /// A complete request as a handler sees it: the validated head, the whole body, and the route's parameters.
 public struct HTTPRequest: Sendable {
     public var head: HTTPRequestHead

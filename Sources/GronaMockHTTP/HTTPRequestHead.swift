@@ -1,5 +1,3 @@
-import GronaMockJSON
-
 /// The request line and header section of one request, validated by the parser.
 public struct HTTPRequestHead: Sendable {
     public var method: HTTPMethod

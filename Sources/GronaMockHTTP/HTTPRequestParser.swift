@@ -1,5 +1,3 @@
-import GronaMockJSON
-
 /// Limits the request parser enforces, each answered with its own status.
 public struct HTTPParserLimits: Sendable {
     /// Request line plus header section, CRLFs included: over it, 431. The same bound applies to a trailer

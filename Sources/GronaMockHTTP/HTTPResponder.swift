@@ -1,4 +1,4 @@
-import GronaMockJSON
+import GronaMockPlatform
 
 /// The one-shot answer channel of a request.
 ///

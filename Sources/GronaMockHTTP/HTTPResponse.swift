@@ -1,5 +1,3 @@
-import GronaMockJSON
-
 /// A response a handler returns: status, header fields and the whole body.
 ///
 /// The server adds `Date`, `Content-Length` and `Connection`; a handler sets the rest.

@@ -1,5 +1,3 @@
-import GronaMockJSON
-
 /// A response status code with its reason phrase.
 public struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
     public let code: Int

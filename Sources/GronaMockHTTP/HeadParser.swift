@@ -1,5 +1,3 @@
-import GronaMockJSON
-
 /// Parses and validates a complete request head: the request line, the field lines, and the framing rules
 /// of RFC 9112 §6 that decide where the body ends.
 package enum HeadParser {

@@ -1,4 +1,5 @@
 import Dispatch
+import GronaMockPlatform
 
 extension Router {
     /// Answers one whole request, given in its wire form, without a socket: parsed with the server's limits,

@@ -1,3 +1,5 @@
+import GronaMockPlatform
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

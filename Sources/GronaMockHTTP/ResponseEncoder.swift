@@ -1,5 +1,3 @@
-import GronaMockJSON
-
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,4 +1,4 @@
-import GronaMockJSON
+import GronaMockPlatform
 
 /// Answers a request now or later. Call `send` exactly once, from any thread; later calls are ignored.
 public typealias HTTPHandler = @Sendable (HTTPRequest, HTTPResponder) -> Void

@@ -1,3 +1,5 @@
+import GronaMockPlatform
+
 extension ServerContext {
     /// The status reported for a request abandoned by its client: nginx's 499 ("client closed request"). It
     /// is never sent; metrics and logs use it, as nginx's access log does.

@@ -1,5 +1,4 @@
 import GronaMockCPostgres
-import GronaMockHTTP
 
 #if canImport(Glibc)
 import Glibc

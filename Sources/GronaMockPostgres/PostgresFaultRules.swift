@@ -1,6 +1,6 @@
 import GronaMock
-import GronaMockHTTP
 import GronaMockJSON
+import GronaMockPlatform
 
 /// Fault rules in the shared database (`fault_rules`), so that a rule for the next N requests fires N times
 /// across the cluster, and a seeded rule draws one sequence however the requests are spread over instances.

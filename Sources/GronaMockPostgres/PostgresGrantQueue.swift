@@ -1,5 +1,5 @@
 import GronaMock
-import GronaMockHTTP
+import GronaMockPlatform
 
 /// Grants this instance issued, on their way to `issued_grants` (issue 15). The grants endpoint answers on
 /// an event loop, which must never wait for the database: `submit` only appends to a queue, and a thread of

@@ -1,5 +1,5 @@
 import GronaMock
-import GronaMockHTTP
+import GronaMockPlatform
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-import GronaMockHTTP
+import GronaMockPlatform
 
 /// The connections behind `PostgresStorage`: one writing connection (the event writer, revisions, upkeep)
 /// and a few reading ones, each opened on first use and opened again after it broke, with a growing pause

@@ -1,5 +1,4 @@
 import GronaMock
-import GronaMockHTTP
 
 /// The grants instances on one database issued (issue 15), in `issued_grants`: so that an offer shown on
 /// one instance, whose grant another issued, is no `offer_without_grant` (docs/scaling.md).

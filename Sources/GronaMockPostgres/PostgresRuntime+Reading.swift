@@ -1,5 +1,4 @@
 import GronaMock
-import GronaMockHTTP
 
 /// What `PostgresRuntime.follow` reads besides the grants: the run-time changes and the clock.
 extension PostgresRuntime {

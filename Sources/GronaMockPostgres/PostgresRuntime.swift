@@ -1,5 +1,5 @@
 import GronaMock
-import GronaMockHTTP
+import GronaMockPlatform
 
 /// The run-time state of several instances on one PostgreSQL database (issue 15): run-time workspace changes
 /// in the append-only `runtime_changes`, the clock in `runtime_clock`, fault rules in `fault_rules`, the

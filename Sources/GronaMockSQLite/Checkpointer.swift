@@ -1,5 +1,5 @@
 import GronaMock
-import GronaMockHTTP
+import GronaMockPlatform
 
 /// Copies the write-ahead log back into the database on a thread and a connection of its own, so that the
 /// writer never waits for it.

@@ -1,4 +1,4 @@
-import GronaMockHTTP
+import GronaMockPlatform
 
 /// The SQLite database behind `SQLiteStorage`: opened once, migrated to the current schema, its connections shared behind
 /// locks.

@@ -1,7 +1,5 @@
 import GronaMock
 import GronaMockCSQLite
-import GronaMockHTTP
-import GronaMockJSON
 
 /// Every call into SQLite lives in this file: connections, statements, and the one function that turns
 /// SQLite's result codes into Swift errors. No SQLite type leaves it.

@@ -1,6 +1,4 @@
 import GronaMock
-import GronaMockHTTP
-import GronaMockJSON
 
 extension GronaMockConfiguration.Storage {
     /// The SQLite file at `path`, created when missing; `:memory:` keeps everything in memory for the

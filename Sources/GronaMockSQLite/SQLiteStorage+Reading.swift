@@ -1,6 +1,4 @@
 import GronaMock
-import GronaMockHTTP
-import GronaMockJSON
 
 /// The reads: every one on a reading connection, paged by sequence, bounded by the page's limit.
 extension SQLiteStorage {

@@ -1,6 +1,4 @@
 import GronaMock
-import GronaMockHTTP
-import GronaMockJSON
 
 /// Configuration revisions (contract §4): one row per workspace, advanced in one IMMEDIATE transaction so that
 /// a server and `config sign` on the same file cannot hand out one number for two contents.

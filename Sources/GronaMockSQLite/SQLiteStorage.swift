@@ -1,6 +1,5 @@
 import GronaMock
-import GronaMockHTTP
-import GronaMockJSON
+import GronaMockPlatform
 
 /// `GronaStorage` on one SQLite file: the default backend, for one process.
 ///

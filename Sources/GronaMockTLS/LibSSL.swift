@@ -1,5 +1,5 @@
 import GronaMockCOpenSSL
-import GronaMockHTTP
+import GronaMockPlatform
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import GronaMockHTTP
+import GronaMockPlatform
 
 /// HTTPS for a listener: makes each accepted connection's `TLSTransport` from the current certificate.
 ///

@@ -1,4 +1,5 @@
 import GronaMockHTTP
+import GronaMockPlatform
 
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,8 @@
-#if canImport(FoundationNetworking)
 import Foundation
+import GronaMockPlatform
+
+#if canImport(FoundationNetworking)
 import FoundationNetworking
-import GronaMockHTTP
 import GronaMockTLS
 
 /// On Linux, the HTTPS requests of `makeURLSession` sessions to a test mock: FoundationNetworking's libcurl

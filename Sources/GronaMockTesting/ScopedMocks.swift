@@ -1,5 +1,4 @@
 /// Scoped helpers for Swift Testing (and any `async` code): the mock or the workspace lives for the body and
-import GronaMockJSON
 
 /// is stopped or removed afterwards, whether the body returns or throws.
 ///

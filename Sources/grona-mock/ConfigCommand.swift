@@ -1,6 +1,6 @@
 import GronaMock
-import GronaMockHTTP
 import GronaMockJSON
+import GronaMockPlatform
 import GronaMockSQLite
 
 /// `grona-mock config validate|sign|verify`: the workspace checks, the bundled configuration an app ships,

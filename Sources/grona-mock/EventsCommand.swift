@@ -1,6 +1,5 @@
 import GronaMock
-import GronaMockHTTP
-import GronaMockJSON
+import GronaMockPlatform
 import GronaMockSQLite
 
 /// `grona-mock events export|summary`: what the SDK sent, read from the database file, whether or not a

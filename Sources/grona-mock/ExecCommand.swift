@@ -1,6 +1,5 @@
 import GronaMock
-import GronaMockHTTP
-import GronaMockJSON
+import GronaMockPlatform
 import GronaMockSQLite
 
 #if canImport(Glibc)

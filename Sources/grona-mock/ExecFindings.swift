@@ -1,5 +1,4 @@
 import GronaMock
-import GronaMockHTTP
 import GronaMockJSON
 
 /// What `grona-mock exec` found in the store once the command ended, per served workspace: the events

@@ -1,6 +1,5 @@
 import GronaMock
-import GronaMockHTTP
-import GronaMockJSON
+import GronaMockPlatform
 
 /// `grona-mock grants issue` and `grona-mock grants verify`: what an order-backend developer needs to see
 /// and check grants without writing a client.

@@ -1,4 +1,4 @@
-import GronaMockHTTP
+import GronaMockPlatform
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,5 @@
 import GronaMock
-import GronaMockHTTP
-import GronaMockJSON
+import GronaMockPlatform
 
 #if canImport(Glibc)
 import Glibc

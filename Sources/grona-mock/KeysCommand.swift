@@ -1,6 +1,6 @@
 import GronaMock
-import GronaMockHTTP
 import GronaMockJSON
+import GronaMockPlatform
 
 /// `grona-mock keys generate <kid>` and `grona-mock keys list`.
 enum KeysCommand {

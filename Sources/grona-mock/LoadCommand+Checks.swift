@@ -1,5 +1,5 @@
-import GronaMockHTTP
 import GronaMockLoad
+import GronaMockPlatform
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,6 @@
 import GronaMock
-import GronaMockHTTP
 import GronaMockLoad
+import GronaMockPlatform
 
 #if canImport(Glibc)
 import Glibc

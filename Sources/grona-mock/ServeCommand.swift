@@ -1,6 +1,6 @@
 import GronaMock
 import GronaMockHTTP
-import GronaMockJSON
+import GronaMockPlatform
 import GronaMockSQLite
 import GronaMockTLS
 

@@ -1,3 +1,4 @@
+import GronaMockPlatform
 import GronaMockTestSupport
 import Testing
 

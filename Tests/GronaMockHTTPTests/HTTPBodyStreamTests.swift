@@ -1,5 +1,6 @@
 import Dispatch
 import GronaMockHTTP
+import GronaMockPlatform
 import GronaMockTestSupport
 import Testing
 

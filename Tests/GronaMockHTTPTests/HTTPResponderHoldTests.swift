@@ -1,4 +1,5 @@
 import GronaMockHTTP
+import GronaMockPlatform
 import Testing
 
 /// `HTTPResponder.hold` without a socket: what is released, when, and how often.

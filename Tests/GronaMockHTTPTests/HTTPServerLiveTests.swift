@@ -1,10 +1,11 @@
-// Over 400 lines on purpose: the HTTP core on a real socket, on each poller backend, section by section
-// (keep-alive, pipelining, timeouts, framing errors, limits, shutdown).
-
 import Foundation
 import GronaMockHTTP
+import GronaMockPlatform
 import GronaMockTestSupport
 import Testing
+
+// Over 400 lines on purpose: the HTTP core on a real socket, on each poller backend, section by section
+// (keep-alive, pipelining, timeouts, framing errors, limits, shutdown).
 
 // Every live test here runs once per poller backend: epoll and poll(2) on Linux, poll(2) alone on macOS.
 

@@ -1,4 +1,3 @@
-import GronaMockJSON
 import Testing
 
 @testable import GronaMockLoad

@@ -1,4 +1,3 @@
-import GronaMockHTTP
 import Testing
 
 @testable import GronaMockLoad

@@ -1,4 +1,5 @@
 import GronaMockHTTP
+import GronaMockPlatform
 import Testing
 
 @testable import GronaMockLoad

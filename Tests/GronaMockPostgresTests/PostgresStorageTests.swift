@@ -1,6 +1,7 @@
 import Foundation
 import GronaMock
 import GronaMockHTTP
+import GronaMockPlatform
 import GronaMockStorageConformance
 import GronaMockTestSupport
 import Testing

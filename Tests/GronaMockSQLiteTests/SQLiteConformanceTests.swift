@@ -1,6 +1,4 @@
 import GronaMock
-import GronaMockHTTP
-import GronaMockJSON
 import GronaMockStorageConformance
 import Testing
 

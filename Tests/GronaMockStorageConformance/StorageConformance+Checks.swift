@@ -1,6 +1,4 @@
 import GronaMock
-import GronaMockHTTP
-import GronaMockJSON
 
 extension StorageConformance {
     static let writingChecks: [StorageConformance] = [

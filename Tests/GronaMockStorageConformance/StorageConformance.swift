@@ -1,6 +1,4 @@
 import GronaMock
-import GronaMockHTTP
-import GronaMockJSON
 
 /// What every `GronaStorage` backend must do, as checks a backend's test target runs against a fresh,
 /// empty storage of its own (GRDB runs one suite against `DatabaseQueue` and `DatabasePool` the same way).

@@ -1,5 +1,6 @@
 import Foundation
 import GronaMockHTTP
+import GronaMockPlatform
 import GronaMockTLS
 import GronaMockTestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import GronaMockHTTP
+import GronaMockPlatform
 
 /// What the holding toy routes keep, for tests of held requests (`HTTPResponder.hold`): each held request's
 /// responder, and how many holds were released.

@@ -1,5 +1,6 @@
 import Foundation
 @_exported import GronaMockHTTP
+import GronaMockPlatform
 
 /// Runs `body` against an HTTP server on 127.0.0.1, port 0, and always shuts it down, pass or fail.
 package func withLiveServer<T>(

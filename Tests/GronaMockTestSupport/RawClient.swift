@@ -1,5 +1,4 @@
 import Foundation
-import GronaMockHTTP
 import GronaMockTLS
 
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import GronaMockHTTP
+import GronaMockPlatform
 
 /// The run-time state that several instances on one database must share so that a client cannot tell how
 /// many there are (issue 15): run-time workspace changes (kills, clones, resets), the clock, the fault rules,

@@ -1,6 +1,4 @@
 import GronaMockCZlib
-import GronaMockHTTP
-import GronaMockJSON
 
 /// gzip (RFC 1952) through zlib. Every zlib call lives in this file.
 package enum Gzip {

@@ -1,5 +1,4 @@
 import GronaMockHTTP
-import GronaMockJSON
 
 /// `--admin-token`: when set, every `/_mock` route but health needs it as `Authorization: Bearer <token>`,
 /// so a mock reachable beyond loopback cannot be reset or rewired by whoever finds it.

@@ -1,5 +1,4 @@
 import GronaMockHTTP
-import GronaMockJSON
 
 /// The route groups of the engine, each declared once: what protection, limits and offloading apply to is
 /// decided here, never by the order in which routes are registered.

@@ -1,5 +1,6 @@
 import GronaMockHTTP
 import GronaMockJSON
+import GronaMockPlatform
 
 /// `/_mock/events`: what the SDK sent, for tests and people (contract §8).
 enum EventInspectionRoutes {

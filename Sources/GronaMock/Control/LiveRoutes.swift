@@ -1,5 +1,5 @@
 import GronaMockHTTP
-import GronaMockJSON
+import GronaMockPlatform
 
 /// `GET /_mock/events/live`: the events as they are committed, as Server-Sent Events, for the dashboard
 /// (docs/dashboard.md). Behind the admin token like all of `/_mock`, but not on the blocking pool: a stream

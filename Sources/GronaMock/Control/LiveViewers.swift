@@ -1,4 +1,4 @@
-import GronaMockHTTP
+import GronaMockPlatform
 
 /// The viewers of `GET /_mock/events/live`, served by one thread of their own.
 ///

@@ -1,5 +1,5 @@
 import GronaMockHTTP
-import GronaMockJSON
+import GronaMockPlatform
 
 /// Counters and histograms for `GET /_mock/metrics`, in the Prometheus text format (version 0.0.4).
 ///

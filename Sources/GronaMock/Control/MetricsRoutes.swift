@@ -1,5 +1,4 @@
 import GronaMockHTTP
-import GronaMockJSON
 
 /// `GET /_mock/metrics`: Prometheus text format, for load tests and dashboards.
 enum MetricsRoutes {

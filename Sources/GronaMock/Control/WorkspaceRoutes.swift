@@ -1,5 +1,6 @@
 import GronaMockHTTP
 import GronaMockJSON
+import GronaMockPlatform
 
 /// `/_mock/workspaces`: change workspaces at run time (contract §8). Every change is validated as a file is
 /// and served as a new signed revision.

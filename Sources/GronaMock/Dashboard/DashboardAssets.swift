@@ -1,5 +1,3 @@
-import GronaMockHTTP
-
 /// The dashboard's files, compiled in (`DashboardAssets.sources` is generated from `Dashboard/Assets` by the
 /// `EmbedDashboardAssets` plugin), as the bytes served and their media type.
 enum DashboardAssets {

@@ -1,5 +1,3 @@
-import GronaMockJSON
-
 extension CheckedEvent {
     /// The members read from the JSON: the rest come from the row's columns, which the validator filled from
     /// the same JSON. `demo` is read here too, since its column cannot tell "false" from "not said".

@@ -1,4 +1,3 @@
-import GronaMockHTTP
 import GronaMockJSON
 
 /// CSV cells for `events export --format csv` (RFC 4180), safe to open in a spreadsheet.

@@ -1,4 +1,3 @@
-import GronaMockHTTP
 import GronaMockJSON
 
 /// `GET /_mock/events/export` (and `grona-mock events export`): every matching event, oldest first, as

@@ -1,6 +1,3 @@
-import GronaMockHTTP
-import GronaMockJSON
-
 /// A filter over stored events, read from the inspection API's query string (or the command line's
 /// options). Each storage backend turns it into its own query.
 public struct EventFilter: Sendable {

@@ -1,5 +1,5 @@
-import GronaMockHTTP
 import GronaMockJSON
+import GronaMockPlatform
 
 /// Received events, over whichever `GronaStorage` backend the server was given: written through the one
 /// writer thread, read from any thread off the event loops, and shaped here into the inspection API's JSON

@@ -1,4 +1,3 @@
-import GronaMockHTTP
 import GronaMockJSON
 
 /// Validates an events batch (contract §7): the envelope as a whole (a problem there fails the request), and

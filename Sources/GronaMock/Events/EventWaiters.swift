@@ -1,5 +1,6 @@
 import GronaMockHTTP
 import GronaMockJSON
+import GronaMockPlatform
 
 /// The `GET /_mock/events/wait` long-polls: each waits until enough matching events are stored, or until
 /// its timeout, and is answered from this one thread, which wakes on every commit and at each deadline; a

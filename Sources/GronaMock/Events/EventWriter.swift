@@ -1,4 +1,4 @@
-import GronaMockHTTP
+import GronaMockPlatform
 
 /// The one thread that writes events. Requests that arrive together are written in one transaction (group
 /// commit), and each request's completion runs only after that transaction has committed: a 200 from the

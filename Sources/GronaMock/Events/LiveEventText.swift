@@ -1,4 +1,3 @@
-import GronaMockHTTP
 import GronaMockJSON
 
 /// Which events a live viewer wants: each field set must match (`workspace`, `type`, `install`, `campaign`).

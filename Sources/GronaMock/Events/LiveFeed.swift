@@ -1,4 +1,4 @@
-import GronaMockHTTP
+import GronaMockPlatform
 
 /// The events of the last committed batches, accepted and rejected, numbered in the order they were
 /// committed: what `GET /_mock/events/live` streams to the dashboard (docs/dashboard.md).

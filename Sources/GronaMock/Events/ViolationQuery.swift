@@ -1,4 +1,3 @@
-import GronaMockHTTP
 import GronaMockJSON
 
 /// Which violations `GET /_mock/events/violations` answers with: the filters and the page.

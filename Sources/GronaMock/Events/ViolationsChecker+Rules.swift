@@ -1,5 +1,3 @@
-import GronaMockJSON
-
 /// The rules that judge one event at a time, each named by its `ViolationRule`; `ViolationsChecker.add` calls
 /// them in order.
 extension ViolationsChecker {

@@ -1,4 +1,3 @@
-import GronaMockHTTP
 import GronaMockJSON
 
 /// When a campaign was killed, and revived if it was, on the server's clock (Unix epoch milliseconds) and in

@@ -1,5 +1,4 @@
-import GronaMockHTTP
-import GronaMockJSON
+import GronaMockPlatform
 
 /// When each campaign was killed and revived, for the `event_after_kill` rule: the registry serves only the
 /// current configuration, so this log keeps the history, told of every workspace change as it is applied

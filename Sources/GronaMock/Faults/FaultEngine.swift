@@ -1,5 +1,5 @@
-import GronaMockHTTP
 import GronaMockJSON
+import GronaMockPlatform
 
 /// Injected faults (contract §8): rules that make the Grona endpoints fail in the ways an SDK must survive.
 ///

@@ -1,5 +1,5 @@
 import GronaMockHTTP
-import GronaMockJSON
+import GronaMockPlatform
 
 extension FaultEngine {
     /// The faultable Grona endpoints (contract §8): every route an `Endpoint` names by its pattern. The fault

@@ -1,4 +1,3 @@
-import GronaMockHTTP
 import GronaMockJSON
 
 /// One injected fault rule (contract §8): what it does, which requests it targets, how often it fires, and

@@ -1,5 +1,5 @@
-import GronaMockHTTP
 import GronaMockJSON
+import GronaMockPlatform
 
 /// Where fault rules are kept and taken from: in memory for one process (`LocalFaultRules`), or in the
 /// shared database for several instances (`GronaMockPostgres`), where a rule for the next N requests fires N

@@ -1,4 +1,3 @@
-import GronaMockHTTP
 import GronaMockJSON
 
 /// The grant faults (contract §6, §8): grants an SDK or order backend must refuse, each for one exact reason.

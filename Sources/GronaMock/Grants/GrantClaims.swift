@@ -1,4 +1,3 @@
-import GronaMockHTTP
 import GronaMockJSON
 
 /// The claims of a grant (contract §6), in the order they are written.

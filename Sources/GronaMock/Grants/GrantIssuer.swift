@@ -1,6 +1,3 @@
-import GronaMockHTTP
-import GronaMockJSON
-
 /// Decides which grants a customer gets and signs them (contract §6).
 package enum GrantIssuer {
     package static let issuer = "grona-mock"

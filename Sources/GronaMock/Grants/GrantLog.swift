@@ -1,5 +1,4 @@
-import GronaMockHTTP
-import GronaMockJSON
+import GronaMockPlatform
 
 /// Which grants the server has issued, per workspace and customer: the SDK contract checks ask whether an
 /// offer was shown, or a treatment claimed, without a grant behind it.

@@ -1,4 +1,3 @@
-import GronaMockHTTP
 import GronaMockJSON
 
 /// Verifies a grant as an order backend must (contract §6): the ES256 signature with the key its `kid`

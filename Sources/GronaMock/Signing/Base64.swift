@@ -1,6 +1,3 @@
-import GronaMockHTTP
-import GronaMockJSON
-
 /// Base64 (RFC 4648 §4) and base64url without padding (§5, as JWS uses it: RFC 7515 §2), both decoded
 /// strictly: a wrong alphabet, padding in base64url, a stray character or non-zero spare bits is an error,
 /// so one byte string has exactly one accepted encoding.

@@ -1,4 +1,3 @@
-import GronaMockHTTP
 import GronaMockJSON
 
 /// A P-256 public key as a JSON Web Key (RFC 7517, RFC 7518 §6.2), the form JWKS endpoints publish.

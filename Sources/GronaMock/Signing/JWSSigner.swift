@@ -1,4 +1,3 @@
-import GronaMockHTTP
 import GronaMockJSON
 
 /// The `typ` values that keep a configuration and a grant from passing for each other (RFC 8725 §3.11).

@@ -1,4 +1,3 @@
-import GronaMockHTTP
 import GronaMockJSON
 
 /// Verifies ES256 JWS documents as the SDK and order backends must: `alg` pinned to ES256 (so `none` and

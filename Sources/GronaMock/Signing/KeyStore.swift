@@ -1,5 +1,4 @@
-import GronaMockHTTP
-import GronaMockJSON
+import GronaMockPlatform
 
 /// The signing keys of `keys/`: one P-256 private key per `<kid>.pem` (contract §2).
 package struct KeyStore: Sendable {

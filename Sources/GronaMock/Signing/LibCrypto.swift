@@ -1,6 +1,5 @@
 import GronaMockCOpenSSL
-import GronaMockHTTP
-import GronaMockJSON
+import GronaMockPlatform
 
 /// Every call into libcrypto lives in this file: P-256 keys, ECDSA over SHA-256, the DER and raw signature
 /// forms, SHA-256 and random bytes. Types above it own no C pointers but through `OwnedKey`, and no C type

@@ -1,6 +1,3 @@
-import GronaMockHTTP
-import GronaMockJSON
-
 /// A P-256 private key for ES256 signatures, loaded from `keys/<kid>.pem` or generated.
 package struct P256SigningKey: Sendable {
     let key: OwnedKey

@@ -1,5 +1,5 @@
 import Dispatch
-import GronaMockHTTP
+import GronaMockPlatform
 
 /// `GronaStorage.scanEvents` read ahead on a thread of its own, so that reading the rows (the database's
 /// stepping, the rows' strings) and checking them overlap on two cores instead of taking turns: the

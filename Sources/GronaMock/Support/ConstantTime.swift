@@ -1,6 +1,3 @@
-import GronaMockHTTP
-import GronaMockJSON
-
 /// Comparison whose time does not depend on where two byte strings first differ, so that timing the
 /// grants endpoint cannot reveal a secret key a byte at a time.
 enum ConstantTime {

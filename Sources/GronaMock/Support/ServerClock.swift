@@ -1,5 +1,4 @@
-import GronaMockHTTP
-import GronaMockJSON
+import GronaMockPlatform
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,3 @@
-import GronaMockHTTP
-import GronaMockJSON
-
 /// Deterministic assignment, shared with the SDK (contract §5): the same salt and unit always land in the
 /// same bucket, on the device and here, so the mock issues grants for exactly the variants the SDK shows.
 package enum Assignment {

@@ -1,4 +1,3 @@
-import GronaMockHTTP
 import GronaMockJSON
 
 /// Validates one campaign: identity, status, placement, assignment, schedule, targeting and variants.

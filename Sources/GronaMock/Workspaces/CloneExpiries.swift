@@ -1,4 +1,4 @@
-import GronaMockHTTP
+import GronaMockPlatform
 
 /// When each clone made with `ttlSeconds` goes. The deadline is on the real monotonic clock, not the mock's:
 /// a test that moves the mock's clock forward by a day must not delete its own clone, and one that moves it

@@ -1,4 +1,3 @@
-import GronaMockHTTP
 import GronaMockJSON
 
 /// Validates a workspace's `config`: settings, campaigns and previews (contract §4). Paths are written as

@@ -1,6 +1,3 @@
-import GronaMockHTTP
-import GronaMockJSON
-
 /// The identifier grammars of contract §1 and §3, one validator per kind, used by every path that takes one:
 /// workspace files, `PUT`, clones, the control routes' path segments and queries, and the test kit. Anything
 /// else is rejected, so no identifier can become a path, and `allowInvalid` (which relaxes content checks)

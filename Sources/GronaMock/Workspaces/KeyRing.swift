@@ -1,4 +1,4 @@
-import GronaMockHTTP
+import GronaMockPlatform
 
 /// The signing keys of `keys/`, reloaded when a file in the directory changes, with the keys a rotation
 /// generated (in memory only, until a global reset).

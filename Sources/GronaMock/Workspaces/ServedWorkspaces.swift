@@ -1,4 +1,4 @@
-import GronaMockHTTP
+import GronaMockPlatform
 
 /// What is served now, readable from any thread without waiting for a change in progress: the entries by key
 /// and by secret key, how many of them are clones, and the files whose last load failed.

@@ -1,4 +1,3 @@
-import GronaMockHTTP
 import GronaMockJSON
 
 /// One revision of a workspace's configuration, signed once and served byte-identical until it changes

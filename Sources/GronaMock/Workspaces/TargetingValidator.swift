@@ -1,4 +1,3 @@
-import GronaMockHTTP
 import GronaMockJSON
 
 /// Validates targeting rules (contract §4): `all`, `any`, `not`, and conditions whose value fits their

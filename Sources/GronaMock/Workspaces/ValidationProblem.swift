@@ -1,4 +1,3 @@
-import GronaMockHTTP
 import GronaMockJSON
 
 /// One problem found in a workspace: where (a JSON path) and why (a sentence a person can act on).

@@ -1,4 +1,3 @@
-import GronaMockHTTP
 import GronaMockJSON
 
 /// A validated workspace (contract §3): what the server needs typed, plus the configuration body exactly

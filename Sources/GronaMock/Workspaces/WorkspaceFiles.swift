@@ -1,4 +1,4 @@
-import GronaMockHTTP
+import GronaMockPlatform
 
 /// The workspace files of the directory as last seen: each `<workspaceKey>.json` with its stamp, so that a
 /// scan knows which files changed. A value owned by the registry's change lane: only changes touch it.

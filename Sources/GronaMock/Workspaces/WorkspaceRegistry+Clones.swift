@@ -1,5 +1,4 @@
-import GronaMockHTTP
-import GronaMockJSON
+import GronaMockPlatform
 
 /// Clones (contract §8): a workspace copied under a new key for an isolated test run, with its own secret key
 /// and events, removed by a DELETE, a reset or its time to live. Making, resetting and removing one costs the

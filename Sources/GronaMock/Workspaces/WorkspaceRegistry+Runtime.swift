@@ -1,5 +1,5 @@
-import GronaMockHTTP
 import GronaMockJSON
+import GronaMockPlatform
 
 /// Changes made while the server runs (contract §8): replace a workspace, kill or revive a campaign, rotate
 /// keys, reset. Each is validated as a file is and served as a new signed revision. Clones are in

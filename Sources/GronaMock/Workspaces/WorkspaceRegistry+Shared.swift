@@ -1,4 +1,4 @@
-import GronaMockHTTP
+import GronaMockPlatform
 
 /// Run-time changes across instances on one database (issue 15): each change this instance applies is
 /// published in the same call, inside the change lane, so that it publishes its changes in the order it

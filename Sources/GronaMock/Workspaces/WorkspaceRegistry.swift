@@ -1,5 +1,5 @@
-import GronaMockHTTP
 import GronaMockJSON
+import GronaMockPlatform
 
 /// The workspaces being served and their signed configurations: loaded from `workspaces/`, reloaded when a
 /// file changes, changed at run time, readable from any thread.

@@ -1,4 +1,3 @@
-import GronaMockHTTP
 import GronaMockJSON
 
 /// Validates a workspace file (contract §3 and §4) and reports every problem at once, each with its JSON

@@ -1,5 +1,4 @@
-import GronaMockHTTP
-import GronaMockJSON
+import GronaMockPlatform
 
 /// Polls the workspaces and keys directories and reloads what changed, so an edited file is served within
 /// two seconds. Polling (every half second) works the same on Linux, macOS and bind mounts in containers,

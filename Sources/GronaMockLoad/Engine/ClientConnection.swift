@@ -1,4 +1,4 @@
-import GronaMockHTTP
+import GronaMockPlatform
 
 /// One slot of `HTTPClient`'s pool: a socket, its lifecycle, the request on it and the answer being read.
 /// Reused when its socket closes, so that a long run does not allocate per connection.

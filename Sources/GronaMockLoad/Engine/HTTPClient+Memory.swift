@@ -1,4 +1,4 @@
-import GronaMockHTTP
+import GronaMockPlatform
 
 /// How `HTTPClient` keeps its connections' answers within its `AnswerMemory`: a connection reads no more than
 /// its answer's grant leaves, asks for more when it is spent, and stops reading while it waits for it.

@@ -1,4 +1,4 @@
-import GronaMockHTTP
+import GronaMockPlatform
 
 /// What `HTTPClient` does when the poller says a socket is ready: finish a connect, write the request, read
 /// the answer. Each outcome goes through the connection's `ClientConnectionState`.

@@ -1,4 +1,4 @@
-import GronaMockHTTP
+import GronaMockPlatform
 
 /// An HTTP/1.1 client for one host and port on non-blocking sockets, driven by the caller's loop on one thread:
 /// keep-alive connections up to a cap, requests queued when every connection is busy, a deadline per request,

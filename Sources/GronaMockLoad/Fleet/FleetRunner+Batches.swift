@@ -1,6 +1,6 @@
 import GronaMock
-import GronaMockHTTP
 import GronaMockJSON
+import GronaMockPlatform
 
 /// Batching as the SDK does it (contract §7): a batch leaves when it holds `--batch-size` events or its oldest
 /// is `--batch-age` old, one at a time per install; a failed one is retried with the same body (so the same

@@ -1,5 +1,4 @@
 import GronaMock
-import GronaMockHTTP
 import GronaMockJSON
 
 /// The configuration and grants an install asks for (contract §4, §6), and the run's first fetches.

@@ -1,5 +1,5 @@
 import GronaMock
-import GronaMockHTTP
+import GronaMockPlatform
 
 /// What a run needs before its first visit: the workspace's JWKS and a configuration that verifies against
 /// it (contract §3, §4). A run that cannot get them is not made (exit status 1), and says why in terms of

@@ -1,5 +1,5 @@
 import GronaMock
-import GronaMockHTTP
+import GronaMockPlatform
 
 /// The open model's visits (each drawn from the seed and its number), an install's launch, the timers the
 /// loop fires, and the flush at the end of the run.

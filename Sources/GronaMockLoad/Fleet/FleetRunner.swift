@@ -1,5 +1,5 @@
 import GronaMock
-import GronaMockHTTP
+import GronaMockPlatform
 
 /// Why a run could not be made at all (exit status 1).
 package struct LoadRunError: Error, Sendable, CustomStringConvertible {

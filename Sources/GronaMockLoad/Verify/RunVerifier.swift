@@ -1,5 +1,5 @@
-import GronaMockHTTP
 import GronaMockJSON
+import GronaMockPlatform
 
 /// `--verify` against a grona-mock: pages through the workspace's stored events (`GET /_mock/events`, oldest
 /// first, `limit` 1000 and `cursor`), keeps the run's own (their eventIDs start with the run's tag), and

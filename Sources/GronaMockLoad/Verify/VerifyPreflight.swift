@@ -1,5 +1,5 @@
-import GronaMockHTTP
 import GronaMockJSON
+import GronaMockPlatform
 
 /// Why `--verify` cannot work against the target, found before the run rather than after it: the whole load
 /// would be made for a check that was never possible.

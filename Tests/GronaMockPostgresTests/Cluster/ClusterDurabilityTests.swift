@@ -1,5 +1,4 @@
 import Foundation
-import GronaMockJSON
 import GronaMockTestSupport
 import Testing
 

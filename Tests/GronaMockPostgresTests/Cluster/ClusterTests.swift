@@ -1,6 +1,7 @@
 import Foundation
 import GronaMock
 import GronaMockJSON
+import GronaMockPlatform
 import GronaMockTestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import GronaMockPlatform
 import GronaMockTestSupport
 
 #if canImport(Glibc)

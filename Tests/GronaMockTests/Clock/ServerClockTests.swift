@@ -1,5 +1,3 @@
-import GronaMockHTTP
-import GronaMockJSON
 import Testing
 
 @testable import GronaMock

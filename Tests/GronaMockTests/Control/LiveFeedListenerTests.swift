@@ -1,4 +1,5 @@
 import GronaMockHTTP
+import GronaMockPlatform
 import GronaMockTestSupport
 import Testing
 

@@ -1,12 +1,13 @@
-// Over 400 lines on purpose: the table of valid and invalid events, one row per field rule of contract §7.
-
 import Foundation
 import GronaMockHTTP
 import GronaMockJSON
+import GronaMockPlatform
 import GronaMockTestSupport
 import Testing
 
 @testable import GronaMock
+
+// Over 400 lines on purpose: the table of valid and invalid events, one row per field rule of contract §7.
 
 /// One valid event: accepted, then listed by `GET /_mock/events` with the server's fields.
 struct ValidEventCase: Sendable, CustomTestStringConvertible {

@@ -1,12 +1,13 @@
-// Over 400 lines on purpose: the events endpoint and its inspection API end to end (ingest, duplicates,
-// listing, filters, paging, wait, delete), each section a few tests sharing the same fixtures.
-
 import Foundation
 import GronaMock
 import GronaMockHTTP
 import GronaMockJSON
+import GronaMockPlatform
 import GronaMockTestSupport
 import Testing
+
+// Over 400 lines on purpose: the events endpoint and its inspection API end to end (ingest, duplicates,
+// listing, filters, paging, wait, delete), each section a few tests sharing the same fixtures.
 
 /// A whole request the events endpoint refuses, with the status, code and a part of the message.
 struct RefusedBatchCase: Sendable, CustomTestStringConvertible {

@@ -2,6 +2,7 @@ import Foundation
 import GronaMock
 import GronaMockHTTP
 import GronaMockJSON
+import GronaMockPlatform
 import GronaMockTestSupport
 
 /// Batches for `POST /v1/mobile/events` and readers for its answers and for `/_mock/events`, shared by the

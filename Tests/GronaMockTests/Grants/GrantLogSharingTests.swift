@@ -1,5 +1,6 @@
 import GronaMock
 import GronaMockHTTP
+import GronaMockPlatform
 import Testing
 
 /// What the grant log hands the shared runtime (issue 15): each grant the first time this instance issues

@@ -2,6 +2,7 @@ import Foundation
 import GronaMock
 import GronaMockHTTP
 import GronaMockJSON
+import GronaMockPlatform
 import GronaMockTestSupport
 import Testing
 

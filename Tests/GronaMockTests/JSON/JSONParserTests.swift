@@ -1,6 +1,7 @@
 import GronaMock
 import GronaMockHTTP
 import GronaMockJSON
+import GronaMockPlatform
 import GronaMockTestSupport
 import Testing
 

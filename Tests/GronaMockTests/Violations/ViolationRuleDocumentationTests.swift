@@ -1,7 +1,5 @@
 import Foundation
 import GronaMock
-import GronaMockHTTP
-import GronaMockJSON
 import GronaMockTestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import GronaMockHTTP
 import GronaMockJSON
+import GronaMockPlatform
 import GronaMockSQLite
 import Testing
 

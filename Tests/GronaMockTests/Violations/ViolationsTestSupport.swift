@@ -1,6 +1,7 @@
 import GronaMock
 import GronaMockHTTP
 import GronaMockJSON
+import GronaMockPlatform
 import GronaMockTestSupport
 
 /// Installs and customers of the fixture workspace `shop` (MockFixture.workspace), chosen by the contract's

@@ -1,12 +1,13 @@
-// Over 400 lines on purpose: a table of invalid workspaces, one case per rule of docs/workspaces.md, kept in
-// one file so that a new rule and its cases sit beside the others and a missing one shows.
-
 import Foundation
 import GronaMock
 import GronaMockHTTP
 import GronaMockJSON
+import GronaMockPlatform
 import GronaMockTestSupport
 import Testing
+
+// Over 400 lines on purpose: a table of invalid workspaces, one case per rule of docs/workspaces.md, kept in
+// one file so that a new rule and its cases sit beside the others and a missing one shows.
 
 /// Workspace validation (contract §3 and §4, docs/workspaces.md): one row per broken input, each made from a small
 /// valid workspace by one change, with the exact problem a person reading the load log must see.

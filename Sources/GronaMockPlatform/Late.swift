@@ -1,5 +1,3 @@
-import GronaMockJSON
-
 /// A value set once after construction, for two objects that must refer to each other (the event store
 /// notifies the long-polls, which read the store).
 package final class Late<Value: Sendable>: Sendable {

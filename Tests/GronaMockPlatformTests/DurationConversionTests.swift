@@ -1,6 +1,6 @@
 import Testing
 
-@testable import GronaMockHTTP
+@testable import GronaMockPlatform
 
 /// Durations from callers become whole units without trapping, whatever their size.
 @Suite("Duration conversions")

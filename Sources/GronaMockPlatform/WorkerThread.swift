@@ -1,6 +1,4 @@
 import Dispatch
-import GronaMockHTTP
-import GronaMockJSON
 
 /// A named background thread that sleeps until it is woken or a timeout passes: the event writer, the
 /// long-polls, the file watcher and the PostgreSQL grant queue each run on one. Stopping wakes it and waits

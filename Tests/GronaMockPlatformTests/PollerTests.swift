@@ -1,7 +1,7 @@
 import GronaMockTestSupport
 import Testing
 
-@testable import GronaMockHTTP
+@testable import GronaMockPlatform
 
 #if canImport(Glibc)
 import Glibc

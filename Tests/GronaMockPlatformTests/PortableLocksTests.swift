@@ -1,7 +1,7 @@
 import Dispatch
 import Testing
 
-@testable import GronaMockHTTP
+@testable import GronaMockPlatform
 
 /// The `Mutex` and `Atomic` macOS runs (the standard library's need macOS 15), tried here on Linux.
 @Suite("Portable locks")

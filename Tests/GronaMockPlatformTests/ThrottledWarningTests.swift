@@ -1,6 +1,6 @@
 import Testing
 
-@testable import GronaMockHTTP
+@testable import GronaMockPlatform
 
 /// The out-of-descriptors warnings: one line at once, then at most one per interval, counting the rest.
 @Suite("Throttled warnings")

@@ -1,5 +1,3 @@
-import GronaMockJSON
-
 #if canImport(Glibc)
 import Glibc
 import GronaMockCLinux
@@ -12,7 +10,7 @@ import Darwin
 package enum Socket {
     /// Creates a non-blocking listening socket bound to `host:port` (port 0 picks a free one) and returns it
     /// with the port it got.
-    static func listen(host: String, port: Int, backlog: Int32 = 1024) throws(SystemError) -> (Int32, Int) {
+    package static func listen(host: String, port: Int, backlog: Int32 = 1024) throws(SystemError) -> (Int32, Int) {
         try withStreamSocket(host: host, port: String(port), passive: true) { fd, info throws(SystemError) in
             try setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1)
             guard bind(fd, info.ai_addr, info.ai_addrlen) == 0 else {
@@ -80,7 +78,7 @@ package enum Socket {
     }
 
     /// Accepts one pending connection, non-blocking with close-on-exec; nil when none is waiting.
-    static func accept(_ listener: Int32) throws(SystemError) -> (fd: Int32, peer: String)? {
+    package static func accept(_ listener: Int32) throws(SystemError) -> (fd: Int32, peer: String)? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let fd = withUnsafeMutablePointer(to: &storage) { pointer in
@@ -114,19 +112,19 @@ package enum Socket {
         return (fd, describe(storage))
     }
 
-    static func setOption(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: Int32) throws(SystemError) {
+    package static func setOption(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: Int32) throws(SystemError) {
         var value = value
         guard setsockopt(fd, level, name, &value, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
             throw SystemError.last("setsockopt")
         }
     }
 
-    static func setNonBlocking(_ fd: Int32) throws(SystemError) {
+    package static func setNonBlocking(_ fd: Int32) throws(SystemError) {
         let flags = fcntl(fd, F_GETFL)
         guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0 else { throw SystemError.last("fcntl") }
     }
 
-    static func setCloseOnExec(_ fd: Int32) throws(SystemError) {
+    package static func setCloseOnExec(_ fd: Int32) throws(SystemError) {
         guard fcntl(fd, F_SETFD, FD_CLOEXEC) == 0 else { throw SystemError.last("fcntl") }
     }
 
@@ -192,7 +190,7 @@ package enum Socket {
     }
 
     /// Best-effort write of a short canned answer to a socket about to be closed (refusals, errors).
-    static func sendNow(_ fd: Int32, _ bytes: [UInt8]) {
+    package static func sendNow(_ fd: Int32, _ bytes: [UInt8]) {
         bytes.withUnsafeBytes { raw in
             #if canImport(Glibc)
             _ = Glibc.send(fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL))
@@ -202,7 +200,7 @@ package enum Socket {
         }
     }
 
-    static func localPort(_ fd: Int32) throws(SystemError) -> Int {
+    package static func localPort(_ fd: Int32) throws(SystemError) -> Int {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let result = withUnsafeMutablePointer(to: &storage) { pointer in

@@ -1,5 +1,4 @@
 import Dispatch
-import GronaMockJSON
 
 /// A few threads for work that may block (SQLite reads and scans, signing a new revision, file I/O), so
 /// that an event loop never waits on it and health stays answerable during a long scan.
@@ -46,10 +45,5 @@ public final class BlockingPool: Sendable {
                 return
             }
         }
-    }
-
-    /// Middleware that moves a group's handlers onto the pool: the loop only hands the request over.
-    public func offloading() -> HTTPMiddleware {
-        { [self] request, responder, next in execute { next(request, responder) } }
     }
 }
