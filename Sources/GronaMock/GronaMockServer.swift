@@ -17,6 +17,8 @@ public final class GronaMockServer: Sendable {
     package let grants: GrantLog
     /// The dashboard's live viewers of events.
     package let viewers: LiveViewers
+    /// The engine's operations and its event stream: what the control routes, `exec` and the test kit call.
+    package let engine: GronaMockEngine
     private let server: HTTPServer
     private let watcher: WorkspaceWatcher
     private let waiters: EventWaiters
@@ -27,23 +29,23 @@ public final class GronaMockServer: Sendable {
     private let router: Router
 
     private init(
-        configuration: GronaMockConfiguration, server: HTTPServer, workspaces: WorkspaceRegistry, clock: ServerClock,
-        watcher: WorkspaceWatcher, events: EventStore, waiters: EventWaiters, faults: FaultEngine, grants: GrantLog,
-        pool: BlockingPool, router: Router, shared: any SharedRuntime, viewers: LiveViewers
+        configuration: GronaMockConfiguration, server: HTTPServer, engine: GronaMockEngine, watcher: WorkspaceWatcher,
+        pool: BlockingPool, router: Router
     ) {
-        self.viewers = viewers
-        self.pool = pool
-        self.shared = shared
-        self.router = router
-        self.faults = faults
-        self.grants = grants
+        self.engine = engine
+        workspaces = engine.registry
+        clock = engine.clock
+        events = engine.store
+        faults = engine.faults
+        grants = engine.grants
+        viewers = engine.viewers
+        waiters = engine.waiters
+        shared = engine.shared
         self.configuration = configuration
         self.server = server
-        self.workspaces = workspaces
-        self.clock = clock
         self.watcher = watcher
-        self.events = events
-        self.waiters = waiters
+        self.pool = pool
+        self.router = router
     }
 
     /// Loads what the configuration names, binds and starts serving; returns once the socket is bound.
@@ -86,20 +88,25 @@ public final class GronaMockServer: Sendable {
         let workspaces = WorkspaceRegistry(
             directory: configuration.workspacesDirectory, keys: loadKeys(configuration.keysDirectory, logger),
             revisions: storage, clock: clock, logger: logger, shared: shared, maxClones: configuration.maxClones)
-        // Listening before the first file loads, so that a campaign killed in a file is in its history too.
+        let events = EngineEvents()
+        // Every workspace change goes on the event stream, from the first file loaded on: the kill log must know
+        // a campaign killed in a file too.
+        workspaces.onChange { events.publish(.workspaceChanged($0)) }
         let kills = ViolationsKillLog()
-        workspaces.onChange { kills.record($0) }
-        workspaces.loadDirectory()
         let metrics = Metrics()
+        let grants = GrantLog()
         let storeReference = WeakLate<EventStore>()
         let waiters = EventWaiters { storeReference.value }
         let feed = LiveFeed(capacity: configuration.live.feedCapacity, byteCapacity: configuration.live.feedBytes)
-        let events = EventStore(
-            storage: storage, maxEvents: configuration.maxEvents, logger: logger, metrics: metrics, feed: feed
-        ) { touched in
-            waiters.committed(touched)
-        }
-        storeReference.value = events
+        listen(
+            on: events,
+            Listeners(kills: kills, waiters: waiters, feed: feed, metrics: metrics, grants: grants, shared: shared))
+        grants.onClear { shared.publish(grantsCleared: $0) }
+        workspaces.loadDirectory()
+        let store = EventStore(
+            storage: storage, maxEvents: configuration.maxEvents, logger: logger, metrics: metrics,
+            publish: events.publish)
+        storeReference.value = store
 
         var router = Router(logger: logger)
         // First, so that it runs before any other middleware; it covers routes added after it too.
@@ -110,37 +117,50 @@ public final class GronaMockServer: Sendable {
         router.use(ControlRoutes.blocking, pool.offloading())
         // Injected faults cover the Grona endpoints as a group: a handler cannot forget them.
         let faults = FaultEngine(rules: shared.faultRules, logger: logger)
+        faults.onFired { events.publish(.faultFired($0)) }
         router.use(FaultEngine.group, faults.middleware(pool: pool))
-        ConfigRoutes.register(on: &router, registry: workspaces, maxAge: configuration.configMaxAge)
-        let grants = GrantLog(
-            onIssued: { metrics.add("grona_grants_issued_total", $0) },
-            onNewlyIssued: { shared.publish(grants: $0) }, onCleared: { shared.publish(grantsCleared: $0) })
-        GrantsRoutes.register(on: &router, registry: workspaces, clock: clock, log: grants)
-        EventsRoutes.register(on: &router, registry: workspaces, store: events, clock: clock)
-        EventInspectionRoutes.register(on: &router, store: events, waiters: waiters, pool: pool)
-        FaultRoutes.register(on: &router, engine: faults)
-        WorkspaceRoutes.register(on: &router, registry: workspaces, events: events, grants: grants)
-        ClockRoutes.register(on: &router, clock: clock, shared: shared)
-        ViolationRoutes.register(on: &router, store: events, registry: workspaces, grants: grants, kills: kills)
-        ResetRoutes.register(
-            on: &router, registry: workspaces, events: events, faults: faults, clock: clock, grants: grants)
         let serverReference = WeakLate<HTTPServer>()
-        HealthRoutes.register(
-            on: &router,
-            parts: HealthRoutes.Parts(
-                events: events, registry: workspaces, openConnections: { serverReference.value?.openConnections ?? 0 },
-                maxConnections: configuration.http.maxConnections))
-        MetricsRoutes.register(
-            on: &router, metrics: metrics, events: events, waits: { waiters.pending },
-            openConnections: { serverReference.value?.openConnections ?? 0 })
-        staticFiles?.register(on: &router, at: ControlRoutes.staticFiles)
         let viewers = LiveViewers(feed: feed, options: configuration.live)
-        LiveRoutes.register(on: &router, viewers: viewers)
+        let engine = GronaMockEngine(
+            registry: workspaces, clock: clock, store: store, faults: faults, grants: grants, kills: kills,
+            events: events, waiters: waiters, viewers: viewers, metrics: metrics, shared: shared,
+            connections: .init(
+                open: { serverReference.value?.openConnections ?? 0 }, max: configuration.http.maxConnections))
+        // A clone whose time to live has passed goes as a reset of its workspace would take it: its events, its
+        // fault rules and its grants with it (in the change lane, on the file watcher's thread).
+        workspaces.onChange { [runs = engine.runs, logger] change in
+            guard change.cause == .expired else { return }
+            runs.clear(change.workspaceKey) { result in
+                if case .failure(let error) = result {
+                    logger.warning(
+                        "the events of an expired clone were not deleted",
+                        [("workspace", change.workspaceKey), ("error", "\(error)")])
+                }
+            }
+        }
+        ConfigRoutes.register(on: &router, registry: workspaces, maxAge: configuration.configMaxAge, events: events)
+        GrantsRoutes.register(on: &router, registry: workspaces, clock: clock, events: events)
+        EventsRoutes.register(on: &router, registry: workspaces, store: store, clock: clock)
+        EventInspectionRoutes.register(on: &router, engine: engine, pool: pool)
+        FaultRoutes.register(on: &router, engine: engine)
+        WorkspaceRoutes.register(on: &router, engine: engine)
+        ClockRoutes.register(on: &router, engine: engine)
+        ViolationRoutes.register(on: &router, engine: engine)
+        ResetRoutes.register(on: &router, engine: engine)
+        HealthRoutes.register(on: &router, engine: engine)
+        MetricsRoutes.register(on: &router, engine: engine)
+        staticFiles?.register(on: &router, at: ControlRoutes.staticFiles)
+        LiveRoutes.register(on: &router, engine: engine)
         DashboardRoutes.register(on: &router, tokenRequired: configuration.adminToken != nil)
         // What other instances changed before this one started is applied before it serves.
         shared.start(
             RuntimeReplica(
-                apply: { workspaces.applyShared($0) }, adoptClock: { clock.adopt($0, version: $1) },
+                apply: { workspaces.applyShared($0) },
+                adoptClock: { setting, version in
+                    clock.adopt(setting, version: version)
+                    let (now, offset, frozen) = clock.snapshot()
+                    events.publish(.clockChanged(ClockState(now: now, offsetMilliseconds: offset, frozen: frozen)))
+                },
                 eventsStored: { waiters.committed($0) }, adoptGrants: { grants.adopt($0) },
                 forgetGrants: { grants.forget(workspace: $0) }))
         let server: HTTPServer
@@ -152,7 +172,7 @@ public final class GronaMockServer: Sendable {
             shared.stop()
             viewers.stop()
             waiters.stop()
-            events.stop()
+            store.stop()
             pool.stop()
             let address = configuration.http.listeners.map { "\(configuration.http.host):\($0.port)" }
             throw StartupError("cannot listen on \(address.joined(separator: " and ")): \(error)")
@@ -160,9 +180,7 @@ public final class GronaMockServer: Sendable {
         serverReference.value = server
         let watcher = WorkspaceWatcher(registry: workspaces, interval: configuration.reloadInterval)
         return GronaMockServer(
-            configuration: configuration, server: server, workspaces: workspaces, clock: clock, watcher: watcher,
-            events: events, waiters: waiters, faults: faults, grants: grants, pool: pool, router: router,
-            shared: shared, viewers: viewers)
+            configuration: configuration, server: server, engine: engine, watcher: watcher, pool: pool, router: router)
     }
 
     /// The signing keys; a missing directory or a bad key is logged, not fatal, so the rest still serves.

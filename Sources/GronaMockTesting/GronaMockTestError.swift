@@ -37,6 +37,13 @@ public struct GronaMockTestError: Error, Sendable, CustomStringConvertible {
         }
     }
 
+    /// An engine operation refused, with the status and code the control API would have answered.
+    init(_ error: HTTPError, operation: String) {
+        status = error.status.code
+        code = error.code.rawValue
+        description = "\(operation) answered \(error.status.code) \(error.code.rawValue): \(error.message)"
+    }
+
     init(response: HTTPResponse, request: String) {
         let error = (try? JSONParser().parse(response.body))?["error"]
         status = response.status.code

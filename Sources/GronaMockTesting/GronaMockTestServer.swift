@@ -170,14 +170,12 @@ public final class GronaMockTestServer: Sendable {
     ) async throws -> GronaMockWorkspace {
         try GronaMockTestError.checked(base, .workspaceKey, given: "cloning")
         let key = "t-" + UUID().uuidString.lowercased().prefix(18).replacingOccurrences(of: "-", with: "")
-        var clone: JSONObject = ["workspaceKey": .string(key)]
-        if let timeToLive { clone.set("ttlSeconds", .number(JSONNumber(max(1, timeToLive.milliseconds / 1000)))) }
-        let body = try await call("POST", "/_mock/workspaces/\(base)/clone", json: clone, expecting: [201, 200])
-        guard let secret = body["secretKey"]?.stringValue else {
-            throw GronaMockTestError("the clone of \(base) came back without a secret key")
+        let ttl = timeToLive.map { Int(max(1, $0.milliseconds / 1000)) }
+        let clone = try operate("clone \(base)") {
+            try $0.cloneWorkspace(base, as: key, secretKey: nil, ttlSeconds: ttl)
         }
-        var workspace = GronaMockWorkspace(key: key, secretKey: secret, isClone: true, server: self)
-        workspace.origin = (base, timeToLive.map { max(1, $0.milliseconds / 1000) })
+        var workspace = GronaMockWorkspace(key: key, secretKey: clone.secretKey, isClone: true, server: self)
+        workspace.origin = (base, ttl.map(Int64.init))
         return workspace
     }
 
@@ -185,50 +183,82 @@ public final class GronaMockTestServer: Sendable {
 
     /// Moves the mock's clock (grant windows, schedules, `receivedAt`) by `duration`, frozen or not.
     public func advanceClock(by duration: Duration) async throws {
-        _ = try await call("POST", "/_mock/clock", json: ["advanceMs": .number(JSONNumber(duration.milliseconds))])
+        _ = try operate("advance the clock") {
+            try $0.changeClock(ClockChange(advanceMilliseconds: duration.milliseconds))
+        }
     }
 
     /// Stops the mock's clock at `date`, or at now.
     public func freezeClock(at date: Date? = nil) async throws {
-        var change: JSONObject = ["freeze": .bool(true)]
-        if let date { change.set("at", .number(JSONNumber(Int64((date.timeIntervalSince1970 * 1000).rounded())))) }
-        _ = try await call("POST", "/_mock/clock", json: change)
+        var change = ClockChange(freeze: true)
+        if let date {
+            let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+            guard let at = Int64(exactly: milliseconds) else {
+                throw GronaMockTestError("freeze the clock: \(date) is not a time the clock can show")
+            }
+            change.freezeAt = at
+        }
+        _ = try operate("freeze the clock") { try $0.changeClock(change) }
     }
 
     /// Back to the wall clock.
     public func resetClock() async throws {
-        _ = try await call("POST", "/_mock/clock", json: ["reset": .bool(true)])
+        _ = try operate("reset the clock") { try $0.changeClock(ClockChange(reset: true)) }
     }
 
     /// The mock's time now.
     public func now() async throws -> Date {
-        let state = try await call("GET", "/_mock/clock")
-        return Date(timeIntervalSince1970: Double(state["now"]?.int64Value ?? 0) / 1000)
+        let state = try operate("read the clock") { $0.clockState() }
+        return Date(timeIntervalSince1970: Double(state.now) / 1000)
     }
 
     /// Everything back to the files: events, faults, clock and run-time workspace changes of every
     /// workspace. Global: prefer an isolated workspace per test on a shared server.
     public func resetEverything() async throws {
-        _ = try await call("POST", "/_mock/reset")
+        let _: ResetOutcome = try await operate("reset everything") { engine, done in
+            try engine.reset(workspace: nil) { done($0.mapError { $0 }) }
+        }
     }
 
-    // MARK: - Requests
+    // MARK: - Engine operations and requests
 
-    /// One control-API request answered in process; a status outside `expecting` throws with the API's
-    /// error code and message.
-    func call(
-        _ method: String, _ target: String, json body: JSONObject? = nil, expecting: Set<Int> = [200]
-    ) async throws -> JSONValue {
-        let response = try await raw(method, target, body: body.map { JSONValue.object($0).serialized() })
-        guard expecting.contains(response.status.code) else {
-            throw GronaMockTestError(response: response, request: "\(method) \(target)")
+    /// One engine operation (the control API's, called in process without HTTP); a refusal throws with the
+    /// status and code the API would have answered.
+    func operate<T>(_ what: String, _ operation: (GronaMockEngine) throws -> T) throws -> T {
+        guard case .running = lifecycle.withLock({ $0 }) else {
+            throw GronaMockTestError("\(what): the mock has been stopped")
         }
-        guard !response.body.isEmpty else { return .null }
         do {
-            return try JSONParser().parse(response.body)
+            return try operation(engine.engine)
         } catch {
-            throw GronaMockTestError("\(method) \(target) answered with a body that is not JSON: \(error)")
+            throw Self.testError(error, what)
         }
+    }
+
+    /// The same for an operation that answers later, through `done`.
+    func operate<T: Sendable>(
+        _ what: String,
+        _ operation: (GronaMockEngine, @escaping @Sendable (Result<T, any Error>) -> Void) throws -> Void
+    ) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            do {
+                try operate(what) { engine in
+                    try operation(engine) { result in
+                        continuation.resume(with: result.mapError { Self.testError($0, what) })
+                    }
+                }
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+    }
+
+    private static func testError(_ error: any Error, _ what: String) -> GronaMockTestError {
+        if let error = error as? GronaMockTestError { return error }
+        if let error = error as? any HTTPErrorConvertible {
+            return GronaMockTestError(error.httpError, operation: what)
+        }
+        return GronaMockTestError("\(what): \(error)")
     }
 
     /// One request in process, with its status whatever it is.

@@ -2,6 +2,7 @@ import Foundation
 import GronaMock
 import GronaMockHTTP
 import GronaMockJSON
+import GronaMockPlatform
 
 /// One workspace of a running mock, and what a test does with it: read and wait for the events the SDK sent,
 /// inject faults, change campaigns, check the SDK's side of the contract.
@@ -33,16 +34,25 @@ public struct GronaMockWorkspace: Sendable {
 
     /// The events stored for this workspace that match `filter`, oldest first (every page).
     public func events(_ filter: GronaMockEventFilter = GronaMockEventFilter()) async throws -> [GronaMockEvent] {
+        let filter = try engineFilter(filter)
         var events: [GronaMockEvent] = []
-        var cursor: String?
+        var page = EventPage()
+        page.limit = EventPage.maxLimit
         repeat {
-            var query = filter.queryItems(workspace: key) + [("limit", "1000")]
-            if let cursor { query.append(("cursor", cursor)) }
-            let page = try await server.call("GET", "/_mock/events?" + Self.encode(query))
-            events += try GronaMockEvent.decodeList(page["events"])
-            cursor = page["nextCursor"]?.stringValue
-        } while cursor != nil
+            let listing = try server.operate("list the events of \(key)") { try $0.events(filter, page: page) }
+            events += try GronaMockEvent.decodeList(.array(listing.events))
+            page.cursor = listing.nextCursor
+        } while page.cursor != nil
         return events
+    }
+
+    /// The kit's filter as the engine reads one, checked by the engine's own parsing.
+    private func engineFilter(_ filter: GronaMockEventFilter) throws -> EventFilter {
+        do {
+            return try EventFilter(parameters: filter.queryItems(workspace: key).map { (name: $0.0, value: $0.1) })
+        } catch {
+            throw GronaMockTestError(error.httpError, operation: "filter \(filter)")
+        }
     }
 
     /// Waits until at least `count` events match `filter`, and returns the first `count` (oldest first).
@@ -52,35 +62,54 @@ public struct GronaMockWorkspace: Sendable {
     public func waitForEvents(
         count: Int, matching filter: GronaMockEventFilter = GronaMockEventFilter(), timeout: Duration = .seconds(10)
     ) async throws -> [GronaMockEvent] {
-        let query =
-            filter.queryItems(workspace: key) + [
-                ("count", String(max(1, count))), ("timeoutMs", String(timeout.milliseconds)),
-            ]
-        let answer = try await server.call("GET", "/_mock/events/wait?" + Self.encode(query))
-        let events = try GronaMockEvent.decodeList(answer["events"])
-        guard answer["complete"]?.boolValue == true else {
+        let engineFilter = try engineFilter(filter)
+        let ticket = Mutex<EventWaitTicket?>(nil)
+        // A test that is cancelled gives its wait up at once, as a client that goes does.
+        let outcome: EventWaitOutcome = try await withTaskCancellationHandler {
+            try await server.operate("wait for events of \(key)") { engine, done in
+                ticket.withLock {
+                    $0 = engine.waitForEvents(engineFilter, count: max(1, count), timeout: timeout) {
+                        done(.success($0))
+                    }
+                }
+            }
+        } onCancel: {
+            ticket.withLock { $0 }?()
+        }
+        let events = try GronaMockEvent.decodeList(.array(outcome.events))
+        guard outcome.complete else {
             throw GronaMockTestError(
-                "waited \(timeout) for \(count) event(s) of \(key) matching \(filter), "
-                    + "but \(answer["count"]?.int64Value ?? 0) arrived")
+                "waited \(timeout) for \(count) event(s) of \(key) matching \(filter), but \(outcome.count) arrived")
         }
         return events
     }
 
     /// Events this workspace refused, each with the field and the reason (contract §7).
     public func rejectedEvents() async throws -> [GronaMockRejectedEvent] {
-        let page = try await server.call("GET", "/_mock/events/rejected?workspace=\(key)&limit=1000")
-        return (page["events"]?.arrayValue ?? []).map(GronaMockRejectedEvent.init)
+        var rejected: [GronaMockRejectedEvent] = []
+        var page = EventPage()
+        page.limit = EventPage.maxLimit
+        repeat {
+            let listing = try server.operate("list the rejected events of \(key)") {
+                try $0.rejectedEvents(workspace: key, page: page)
+            }
+            rejected += listing.events.map(GronaMockRejectedEvent.init)
+            page.cursor = listing.nextCursor
+        } while page.cursor != nil
+        return rejected
     }
 
     /// Breaches of the SDK's side of the contract in this workspace's stored events.
     public func violations() async throws -> [GronaMockViolation] {
-        let answer = try await server.call("GET", "/_mock/events/violations?workspace=\(key)")
-        return (answer["violations"]?.arrayValue ?? []).map(GronaMockViolation.init)
+        let report = try server.operate("check the events of \(key)") { try $0.violations(key) }
+        return report.violations.map { GronaMockViolation($0.json) }
     }
 
     /// Deletes this workspace's stored events.
     public func deleteEvents() async throws {
-        _ = try await server.call("DELETE", "/_mock/events?workspace=\(key)")
+        let _: Int = try await server.operate("delete the events of \(key)") { engine, done in
+            try engine.deleteEvents(workspace: key) { done($0.mapError { $0 }) }
+        }
     }
 
     // MARK: - Faults
@@ -94,19 +123,22 @@ public struct GronaMockWorkspace: Sendable {
         rule.set("endpoint", .string(endpoint.rawValue))
         rule.set("workspace", .string(key))
         rule.set("count", .number(JSONNumber(count)))
-        return GronaMockFaultRule(try await server.call("POST", "/_mock/faults", json: rule, expecting: [201]))
+        let listing = try server.operate("add a fault rule to \(key)") {
+            try $0.addFault(try FaultRule.parse(.object(rule)))
+        }
+        return GronaMockFaultRule(.object(listing))
     }
 
     /// The fault rules of this workspace, with their counts.
     public func faultRules() async throws -> [GronaMockFaultRule] {
-        let answer = try await server.call("GET", "/_mock/faults")
-        return (answer["faults"]?.arrayValue ?? []).map(GronaMockFaultRule.init).filter { $0.workspace == key }
+        let rules = try server.operate("list the fault rules") { try $0.faultRules() }
+        return rules.map { GronaMockFaultRule(.object($0)) }.filter { $0.workspace == key }
     }
 
     /// Removes this workspace's fault rules (rules of other workspaces, and global ones, stay).
     public func removeFaults() async throws {
         for rule in try await faultRules() {
-            _ = try await server.call("DELETE", "/_mock/faults/\(rule.id)")
+            try server.operate("remove fault rule \(rule.id)") { try $0.removeFault(id: rule.id) }
         }
     }
 
@@ -116,14 +148,18 @@ public struct GronaMockWorkspace: Sendable {
     @discardableResult
     public func killCampaign(_ id: String) async throws -> Int64 {
         try GronaMockTestError.checked(id, .campaignID, given: "campaign")
-        return try await change("POST", "/_mock/workspaces/\(key)/campaigns/\(id)/kill")
+        return try server.operate("kill \(id) in \(key)") {
+            try $0.setCampaignStatus(.killed, campaign: id, workspace: key).revision
+        }
     }
 
     /// Revives a killed campaign; returns the new configuration revision.
     @discardableResult
     public func reviveCampaign(_ id: String) async throws -> Int64 {
         try GronaMockTestError.checked(id, .campaignID, given: "campaign")
-        return try await change("POST", "/_mock/workspaces/\(key)/campaigns/\(id)/revive")
+        return try server.operate("revive \(id) in \(key)") {
+            try $0.setCampaignStatus(.live, campaign: id, workspace: key).revision
+        }
     }
 
     /// Which signing keys a rotation replaces.
@@ -137,31 +173,35 @@ public struct GronaMockWorkspace: Sendable {
     /// Rotates this workspace's `role` keys to a freshly made one; returns the new configuration revision.
     @discardableResult
     public func rotateKeys(_ role: KeyRole) async throws -> Int64 {
-        try await server.call("POST", "/_mock/workspaces/\(key)/rotate", json: ["keys": .string(role.rawValue)])[
-            "revision"]?.int64Value ?? 0
+        try server.operate("rotate the \(role.rawValue) keys of \(key)") {
+            try $0.rotateKeys(role == .config ? .config : .grant, workspace: key).revision
+        }
     }
 
     /// Replaces the workspace with `document` (a workspace file's JSON); returns the new revision.
     @discardableResult
     public func replace(with document: Data) async throws -> Int64 {
-        let response = try await server.raw(
-            "PUT", "/_mock/workspaces/\(key)", body: Array(document))
-        guard response.status.code == 200 else {
-            throw GronaMockTestError(response: response, request: "PUT /_mock/workspaces/\(key)")
+        let parsed: JSONValue
+        do {
+            parsed = try JSONParser().parse(Array(document))
+        } catch {
+            throw GronaMockTestError("replace \(key): the document is not valid JSON: \(error)")
         }
-        return try JSONParser().parse(response.body)["revision"]?.int64Value ?? 0
+        return try server.operate("replace \(key)") {
+            try $0.putWorkspace(key, document: parsed, allowInvalid: false).revision
+        }
     }
 
     /// The configuration revision served now.
     public func revision() async throws -> Int64 {
-        try await server.call("GET", "/_mock/workspaces/\(key)")["revision"]?.int64Value ?? 0
+        try server.operate("read \(key)") { try $0.workspace(key).revision }
     }
 
     /// When the server will remove this clone by itself (by the real clock), for a clone made with a time to
     /// live; nil otherwise.
     public func expiry() async throws -> Date? {
-        let listing = try await server.call("GET", "/_mock/workspaces/\(key)")
-        return listing["expiresAt"]?.int64Value.map { Date(timeIntervalSince1970: Double($0) / 1000) }
+        let summary = try server.operate("read \(key)") { try $0.workspace(key) }
+        return summary.expiry.map { Date(timeIntervalSince1970: Double($0.expiresAt) / 1000) }
     }
 
     /// Back to where this workspace started, touching no other: its events, rejected events, fault rules,
@@ -169,12 +209,14 @@ public struct GronaMockWorkspace: Sendable {
     /// the same key and secret key (the server removes a reset clone; this clones it again). The clock, one
     /// per server, is left alone.
     public func reset() async throws {
-        _ = try await server.call("POST", "/_mock/reset?workspace=\(key)")
+        let _: ResetOutcome = try await server.operate("reset \(key)") { engine, done in
+            try engine.reset(workspace: key) { done($0.mapError { $0 }) }
+        }
         guard let origin else { return }
-        var clone: JSONObject = ["workspaceKey": .string(key)]
-        if let secretKey { clone.set("secretKey", .string(secretKey)) }
-        if let ttl = origin.ttlSeconds { clone.set("ttlSeconds", .number(JSONNumber(ttl))) }
-        _ = try await server.call("POST", "/_mock/workspaces/\(origin.base)/clone", json: clone, expecting: [201, 200])
+        _ = try server.operate("clone \(origin.base) again as \(key)") {
+            try $0.cloneWorkspace(
+                origin.base, as: key, secretKey: secretKey, ttlSeconds: origin.ttlSeconds.map(Int.init))
+        }
     }
 
     /// Removes a clone with its events and fault rules. A workspace served from a file is not removed.
@@ -184,20 +226,11 @@ public struct GronaMockWorkspace: Sendable {
         try await removeFaults()
         try await deleteEvents()
         do {
-            _ = try await server.call("DELETE", "/_mock/workspaces/\(key)")
+            let _: Int = try await server.operate("remove \(key)") { engine, done in
+                try engine.deleteClone(key) { done($0.mapError { $0 }) }
+            }
         } catch let error as GronaMockTestError where error.code == "unknown_workspace" {
             return
         }
-    }
-
-    private func change(_ method: String, _ target: String) async throws -> Int64 {
-        try await server.call(method, target)["revision"]?.int64Value ?? 0
-    }
-
-    static func encode(_ items: [(String, String)]) -> String {
-        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
-        return items.map { name, value in
-            "\(name)=\(value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value)"
-        }.joined(separator: "&")
     }
 }

@@ -137,7 +137,7 @@ enum ExecCommand {
         let junitPath = parsed.value("junit")
         // Read while the server runs: the violations check is one of its routes.
         let findings =
-            failOnViolations || reportPath != nil || junitPath != nil ? ExecFindings.gather(from: server) : nil
+            failOnViolations || reportPath != nil || junitPath != nil ? ExecFindings.gather(from: server.engine) : nil
         server.shutdown()
         server.wait()
 

@@ -29,73 +29,37 @@ struct ExecFindings {
         workspaces.compactMap { workspace in workspace.problem.map { (workspace.key, $0) } }
     }
 
-    /// Every served workspace, in key order.
-    static func gather(from server: GronaMockServer) -> ExecFindings {
-        ExecFindings(workspaces: server.workspaces.workspaceKeys.sorted().map { gather($0, server) })
+    /// Every served workspace, in key order, through the engine's operations (the ones the control API calls).
+    static func gather(from engine: GronaMockEngine) -> ExecFindings {
+        ExecFindings(
+            workspaces: engine.workspaceList().workspaces.map(\.workspaceKey).sorted().map { gather($0, engine) })
     }
 
-    private static func gather(_ key: String, _ server: GronaMockServer) -> Workspace {
+    private static func gather(_ key: String, _ engine: GronaMockEngine) -> Workspace {
         var workspace = Workspace(key: key)
         do {
             for type in EventType.allCases {
                 var filter = EventFilter()
                 filter.workspace = key
                 filter.type = type.rawValue
-                workspace.events.append((type.rawValue, try server.events.count(filter)))
+                workspace.events.append((type.rawValue, try engine.countEvents(filter)))
             }
             var page = EventPage()
             page.limit = EventPage.maxLimit
             repeat {
-                let (rejected, next) = try server.events.rejected(workspace: key, page: page)
-                workspace.rejected += rejected.count
-                page.cursor = next
+                let listing = try engine.rejectedEvents(workspace: key, page: page)
+                workspace.rejected += listing.events.count
+                page.cursor = listing.nextCursor
             } while page.cursor != nil
-        } catch {
-            workspace.problem = "cannot read the events: \(error)"
-            return workspace
-        }
-        checkViolations(&workspace, server)
-        return workspace
-    }
-
-    /// Through `GET /_mock/events/violations`, answered in process: the route holds the kill history the
-    /// checker needs (kills seen as they happened), so the result is the one a test would have fetched.
-    private static func checkViolations(_ workspace: inout Workspace, _ server: GronaMockServer) {
-        var request = "GET /_mock/events/violations?workspace=\(percentEncoded(workspace.key)) HTTP/1.1\r\n"
-        request += "Host: grona-mock\r\n"
-        if let token = server.configuration.adminToken { request += "Authorization: Bearer \(token)\r\n" }
-        guard let response = server.exchange(request + "\r\n") else {
-            workspace.problem = "the violations check did not answer in time"
-            return
-        }
-        let body = try? JSONParser().parse(response.body)
-        guard response.status.code == 200, let body, let violations = body["violations"]?.arrayValue else {
-            let text = String(decoding: response.body.prefix(500), as: UTF8.self)
-            workspace.problem = "the violations check answered \(response.status): \(text)"
-            return
-        }
-        workspace.checkedEvents = Int(body["checkedEvents"]?.int64Value ?? 0)
-        workspace.violations = violations.map { violation in
-            Violation(
-                rule: violation["rule"]?.stringValue ?? "?", message: violation["message"]?.stringValue ?? "",
-                eventIDs: (violation["eventIDs"]?.arrayValue ?? []).compactMap(\.stringValue))
-        }
-    }
-
-    private static func percentEncoded(_ text: String) -> String {
-        var encoded = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
-                UInt8(ascii: "~"):
-                encoded.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let digits = Array("0123456789ABCDEF")
-                encoded += "%\(digits[Int(byte >> 4)])\(digits[Int(byte & 0x0F)])"
+            let report = try engine.violations(key)
+            workspace.checkedEvents = report.checkedEvents
+            workspace.violations = report.violations.map { violation in
+                Violation(rule: violation.rule.rawValue, message: violation.message, eventIDs: violation.eventIDs)
             }
+        } catch {
+            workspace.problem = "cannot check the events: \(error)"
         }
-        return encoded
+        return workspace
     }
 
     // MARK: - Output

@@ -4,9 +4,8 @@ import GronaMockJSON
 /// `/_mock/clock`: the mock's time, which grant windows, `iat`/`exp`, `issuedAt`, schedules and
 /// `receivedAt` all follow (contract §8).
 enum ClockRoutes {
-    /// `shared` hears every change, so that the other instances on the same database show the same time.
-    static func register(on router: inout Router, clock: ServerClock, shared: any SharedRuntime = LocalRuntime()) {
-        router.on(.get, "/_mock/clock") { _ in HTTPResponse.json(state(clock)) }
+    static func register(on router: inout Router, engine: GronaMockEngine) {
+        router.on(.get, "/_mock/clock") { _ in HTTPResponse.json(engine.clockState().json.serialized()) }
         router.on(.post, "/_mock/clock") { request in
             let body = try RequestJSON.object(request)
             let known: Set<String> = ["advanceMs", "offsetMs", "freeze", "at", "reset"]
@@ -25,9 +24,7 @@ enum ClockRoutes {
             change.freeze = try boolean(body["freeze"], "freeze")
             change.reset = try boolean(body["reset"], "reset") ?? false
             if change.freezeAt != nil && change.freeze != true { throw invalid("at goes with \"freeze\": true") }
-            try clock.apply(change)
-            clock.published(version: try shared.publish(clock: clock.setting))
-            return HTTPResponse.json(state(clock))
+            return HTTPResponse.json(try engine.changeClock(change).json.serialized())
         }
     }
 
@@ -50,11 +47,6 @@ enum ClockRoutes {
         guard let value else { return nil }
         guard let flag = value.boolValue else { throw invalid("\(field) must be true or false") }
         return flag
-    }
-
-    private static func state(_ clock: ServerClock) -> String {
-        let (now, offset, frozen) = clock.snapshot()
-        return "{\"now\":\(now),\"offsetMs\":\(offset),\"frozen\":\(frozen)}"
     }
 
     private static func invalid(_ message: String) -> HTTPError {

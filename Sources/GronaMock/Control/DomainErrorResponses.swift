@@ -99,3 +99,19 @@ extension WorkspaceRegistry.ChangeError: HTTPErrorConvertible {
         }
     }
 }
+
+extension UnknownFault: HTTPErrorConvertible {
+    package var httpError: HTTPError {
+        HTTPError(
+            .notFound, code: .unknownFault,
+            message: "No fault rule \(Quote.text(id)); GET /_mock/faults lists the rules there are.")
+    }
+}
+
+extension TooManyViewers: HTTPErrorConvertible {
+    package var httpError: HTTPError {
+        HTTPError(
+            .serviceUnavailable, code: .tooManyViewers,
+            message: "\(limit) viewers are watching already; close one and retry.", headers: ["Retry-After": "5"])
+    }
+}

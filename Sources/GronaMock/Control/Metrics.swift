@@ -10,10 +10,30 @@ package final class Metrics: Sendable {
         0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
     ]
 
+    /// The counters the engine's event stream feeds (`EngineListeners`), each named once.
+    package enum Counter: String, CaseIterable, Sendable {
+        case grantsIssued = "grona_grants_issued_total"
+        case configsServed = "grona_configs_served_total"
+        case configsNotModified = "grona_configs_not_modified_total"
+        case faultsFired = "grona_faults_fired_total"
+        case workspaceChanges = "grona_workspace_changes_total"
+
+        var help: String {
+            switch self {
+            case .grantsIssued: "Grants handed out by the grants endpoint."
+            case .configsServed: "Configuration documents served with a body."
+            case .configsNotModified: "Configuration requests answered 304."
+            case .faultsFired: "Fault rules that fired for a request."
+            case .workspaceChanges:
+                "Changes to what a workspace key serves (edits, kills, clones, resets, expiries...)."
+            }
+        }
+    }
+
     private struct State {
         var requests: [RequestKey: Int] = [:]
         var latency: [String: MetricsHistogram] = [:]
-        var counters: [String: Int] = [:]
+        var counters: [Counter: Int] = [:]
         var events = EventMetrics()
     }
 
@@ -34,7 +54,7 @@ package final class Metrics: Sendable {
         }
     }
 
-    func add(_ counter: String, _ amount: Int = 1) {
+    func add(_ counter: Counter, _ amount: Int = 1) {
         guard amount != 0 else { return }
         state.withLock { $0.counters[counter, default: 0] += amount }
     }
@@ -74,12 +94,8 @@ package final class Metrics: Sendable {
                 snapshot.events.total(.rejected)
             ),
         ]
-        let counters: [(String, String)] = [
-            ("grona_grants_issued_total", "Grants handed out by the grants endpoint."),
-            ("grona_configs_served_total", "Configuration documents served with a body."),
-            ("grona_configs_not_modified_total", "Configuration requests answered 304."),
-        ]
-        for (name, help, value) in events + counters.map({ ($0.0, $0.1, snapshot.counters[$0.0] ?? 0) }) {
+        let counters = Counter.allCases.map { ($0.rawValue, $0.help, snapshot.counters[$0] ?? 0) }
+        for (name, help, value) in events + counters {
             header(name, "counter", help)
             out += "\(name) \(value)\n"
         }
@@ -96,9 +112,5 @@ package final class Metrics: Sendable {
         recordRequest(
             route: answered.route, method: answered.method.description, status: answered.status,
             seconds: answered.seconds)
-        if answered.route == ConfigRoutes.configPattern {
-            if answered.status == 200 { add("grona_configs_served_total") }
-            if answered.status == 304 { add("grona_configs_not_modified_total") }
-        }
     }
 }

@@ -8,14 +8,14 @@ package final class EventStore: Sendable {
     package let storage: any GronaStorage
     let writer: EventWriter?
 
-    /// A store that writes: the server's. `onCommit` hears of every commit (the `wait` long-polls).
+    /// A store that writes: the server's. `publish` hears of every commit and deletion (the engine's event
+    /// stream).
     init(
-        storage: any GronaStorage, maxEvents: Int?, logger: Logger, metrics: Metrics? = nil, feed: LiveFeed? = nil,
-        onCommit: @escaping @Sendable (Set<String>) -> Void
+        storage: any GronaStorage, maxEvents: Int?, logger: Logger, metrics: Metrics? = nil,
+        publish: @escaping @Sendable (EngineEvent) -> Void
     ) {
         self.storage = storage
-        writer = EventWriter(
-            storage: storage, maxEvents: maxEvents, logger: logger, metrics: metrics, feed: feed, onCommit: onCommit)
+        writer = EventWriter(storage: storage, maxEvents: maxEvents, logger: logger, metrics: metrics, publish: publish)
     }
 
     /// The storage's size on disk, 0 when it does not know.

@@ -1,11 +1,25 @@
-import GronaMockHTTP
 import GronaMockJSON
 import GronaMockPlatform
 
-/// The `GET /_mock/events/wait` long-polls: each waits until enough matching events are stored, or until
-/// its timeout, and is answered from this one thread, which wakes on every commit and at each deadline; a
-/// waiter whose client goes first is removed at once (its request is held: `HTTPResponder.hold`). Tests
-/// call it instead of sleeping and polling.
+/// What a wait for events found: whether enough came, how many match, and the first of them.
+package struct EventWaitOutcome: Sendable {
+    package let complete: Bool
+    package let count: Int
+    /// At most the count asked for (and at most a page), each as the inspection API shows it.
+    package let events: [JSONValue]
+}
+
+/// A wait that can be given up (its client went): `cancel` removes it at once.
+package struct EventWaitTicket: Sendable {
+    let cancel: @Sendable () -> Void
+
+    package func callAsFunction() { cancel() }
+}
+
+/// The long-polls of `GET /_mock/events/wait` (`GronaMockEngine.waitForEvents`): each waits until enough
+/// matching events are stored, or until its timeout, and is answered from this one thread, which wakes on
+/// every commit and at each deadline; a waiter given up first (its client went: the route holds the request
+/// and cancels the ticket) is removed at once. Tests call it instead of sleeping and polling.
 ///
 /// Each waiter keeps its count (`EventTally`) and, on SQLite, reads only the events stored since. A deletion
 /// makes the next count start over; the oldest events dropped at the `--max-events` bound are taken off by
@@ -15,7 +29,7 @@ final class EventWaiters: Sendable {
         var filter: EventFilter
         var count: Int
         var deadline: UInt64
-        var responder: HTTPResponder
+        var deliver: @Sendable (EventWaitOutcome) -> Void
         /// The count so far: each commit's evaluation reads only the events stored since the last.
         var tally: EventTally?
     }
@@ -32,22 +46,24 @@ final class EventWaiters: Sendable {
         worker.start { [self] in run() }
     }
 
-    func add(filter: EventFilter, count: Int, timeout: Duration, responder: HTTPResponder) {
+    /// Waits for `count` events matching `filter`, at most `timeout`; `deliver` gets the outcome once, from the
+    /// waiters' thread. The ticket gives the wait up: one lock and a removal, nothing slow, so it may be called
+    /// on an event loop (a client that goes takes its waiter with it, at once).
+    func add(
+        filter: EventFilter, count: Int, timeout: Duration, deliver: @escaping @Sendable (EventWaitOutcome) -> Void
+    ) -> EventWaitTicket {
         let waiter = Waiter(
             filter: filter, count: count, deadline: MonotonicClock.deadline(from: MonotonicClock.now(), after: timeout),
-            responder: responder)
+            deliver: deliver)
         let id = nextID.add(1, ordering: .relaxed).newValue
         waiters.withLock { $0[id] = waiter }
-        // A client that goes takes its waiter with it, at once: the connection is freed without waiting for
-        // the timeout, and the waiter is no longer counted in `pending` nor evaluated on every commit. Its
-        // release runs on an event loop: one lock and a removal, nothing slow.
-        responder.hold { [weak self] in self?.remove(id) }
         // Evaluate at once: the events may already be there.
         touched.withLock { $0 = ($0 ?? []).union([filter.workspace ?? "*"]) }
         worker.wake()
+        return EventWaitTicket { [weak self] in self?.remove(id) }
     }
 
-    /// Forgets a waiter whose client went; an evaluation already under way finds it gone and sends nothing.
+    /// Forgets a waiter given up; an evaluation already under way finds it gone and sends nothing.
     private func remove(_ id: Int) {
         waiters.withLock { _ = $0.removeValue(forKey: id) }
     }
@@ -55,7 +71,7 @@ final class EventWaiters: Sendable {
     /// How many long-polls are waiting now (a metric; tests wait for it instead of sleeping).
     var pending: Int { waiters.withLock { $0.count } }
 
-    /// Called after each commit with the workspaces it wrote to.
+    /// Told of each commit with the workspaces it wrote to (every workspace: empty), from the event stream.
     func committed(_ workspaces: Set<String>) {
         touched.withLock { $0 = ($0 ?? []).union(workspaces.isEmpty ? ["*"] : workspaces) }
         worker.wake()
@@ -99,11 +115,7 @@ final class EventWaiters: Sendable {
             var page = EventPage()
             page.limit = min(EventPage.maxLimit, max(1, waiter.count))
             let events = (try? store.events(waiter.filter, page: page).events) ?? []
-            let body: JSONObject = [
-                "complete": .bool(matched >= waiter.count), "count": .number(JSONNumber(matched)),
-                "events": .array(events),
-            ]
-            waiter.responder.send(HTTPResponse.json(JSONValue.object(body).serialized()))
+            waiter.deliver(EventWaitOutcome(complete: matched >= waiter.count, count: matched, events: events))
         }
     }
 }

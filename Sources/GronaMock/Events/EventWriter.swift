@@ -39,25 +39,23 @@ final class EventWriter: Sendable {
     private let storage: any GronaStorage
     private let queue = Mutex(Queue())
     private let worker = WorkerThread(name: "grona-writer")
-    /// Called on the writer thread after each commit, with the workspaces it touched.
-    private let onCommit: @Sendable (Set<String>) -> Void
+    /// Told each committed group (after its answers are sent) and each deletion, on the writer thread: the
+    /// engine's event stream, whose listeners (the waiters, the live feed) do only a lock and a store.
+    private let publish: @Sendable (EngineEvent) -> Void
     /// With a bound, the oldest events are dropped after each commit to keep at most this many.
     private let maxEvents: Int?
     private let logger: Logger
     private let metrics: Metrics?
-    /// The dashboard's live feed: each committed group is appended once its answers are sent.
-    private let feed: LiveFeed?
 
     init(
-        storage: any GronaStorage, maxEvents: Int?, logger: Logger, metrics: Metrics? = nil, feed: LiveFeed? = nil,
-        onCommit: @escaping @Sendable (Set<String>) -> Void
+        storage: any GronaStorage, maxEvents: Int?, logger: Logger, metrics: Metrics? = nil,
+        publish: @escaping @Sendable (EngineEvent) -> Void
     ) {
         self.metrics = metrics
-        self.feed = feed
         self.storage = storage
         self.maxEvents = maxEvents
         self.logger = logger
-        self.onCommit = onCommit
+        self.publish = publish
         worker.start { [self] in run() }
     }
 
@@ -137,6 +135,7 @@ final class EventWriter: Sendable {
         let results = (try? outcomes.get()) ?? []
         var touched: Set<String> = []
         var deletedAny = false
+        var deleted: [String?] = []
         var written: [(EventBatch, EventBatchResult)] = []
         var events = 0
         for (change, outcome) in zip(changes, results) {
@@ -146,8 +145,9 @@ final class EventWriter: Sendable {
                 stored += counts.accepted
                 events += batch.accepted.count + batch.rejected.count
                 written.append((batch, counts))
-            case (.deleteEvents, _):
+            case (.deleteEvents(let workspaceKey), .deleted):
                 deletedAny = true
+                deleted.append(workspaceKey)
             default:
                 break
             }
@@ -185,9 +185,11 @@ final class EventWriter: Sendable {
                 completion(outcome.map { _ in () })
             }
         }
-        if !touched.isEmpty || deletedAny { onCommit(touched) }
-        // After the answers: the feed costs an acknowledgement nothing but this append under its lock.
-        feed?.append(written)
+        // After the answers: what listens costs an acknowledgement nothing.
+        if !written.isEmpty {
+            publish(.eventsStored(StoredEvents(batches: written.map { StoredEvents.Batch(batch: $0.0, result: $0.1) })))
+        }
+        for workspace in deleted { publish(.eventsDeleted(workspace: workspace)) }
         // After the answers, after every commit: under steady load the writer is never idle, and upkeep kept for
         // an idle moment left the write-ahead log to the commits' own checkpoints (SQLiteStorage).
         if (try? outcomes.get()) != nil {

@@ -1,30 +1,30 @@
 import GronaMockJSON
 
 /// Which violations `GET /_mock/events/violations` answers with: the filters and the page.
-struct ViolationQuery: Sendable {
+package struct ViolationQuery: Sendable {
     /// Only these rules; nil for all.
-    var rules: Set<ViolationRule>?
+    package var rules: Set<ViolationRule>?
     /// Only the violations of this install's events (the scan reads only its events).
-    var installID: String?
+    package var installID: String?
     /// Only violations with an event of this campaign, or a purchase claiming a treatment of it.
-    var campaignID: String?
+    package var campaignID: String?
     /// The violation's first event's `timestamp`: `since` inclusive, `until` exclusive (Unix epoch ms).
-    var since: Int64?
-    var until: Int64?
+    package var since: Int64?
+    package var until: Int64?
     /// Paged when set (1 to `EventPage.maxLimit`): at most this many violations, and a `nextCursor`.
-    var limit: Int?
+    package var limit: Int?
     var cursor: ViolationCursor?
     /// Counts per rule instead of the violations.
-    var summary = false
+    package var summary = false
 
     static let parameterNames: Set<String> = [
         "workspace", "rule", "installID", "campaignID", "since", "until", "limit", "cursor", "summary",
     ]
 
-    init() {}
+    package init() {}
 
     /// Reads the query string; an unknown parameter or a bad value is an error naming it.
-    init(parameters: [(name: String, value: String)]) throws(InvalidQuery) {
+    package init(parameters: [(name: String, value: String)]) throws(InvalidQuery) {
         for (name, value) in parameters {
             switch name {
             case "workspace": break

@@ -40,6 +40,22 @@ package final class FaultEngine: Sendable {
         self.logger = logger
     }
 
+    /// Told each rule that fires (the engine's event stream), on the request's thread: it must be quick.
+    package func onFired(_ listener: @escaping @Sendable (FaultFiring) -> Void) {
+        fired.withLock { $0 = FiredListener(call: listener) }
+    }
+
+    private struct FiredListener: Sendable {
+        let call: @Sendable (FaultFiring) -> Void
+    }
+
+    private let fired = Mutex<FiredListener?>(nil)
+
+    /// Tells the listener that `action` fired for a request of `endpoint`.
+    func tellFired(_ action: FaultAction, endpoint: Endpoint, workspace: String?) {
+        fired.withLock { $0 }?.call(FaultFiring(endpoint: endpoint, workspace: workspace, action: action))
+    }
+
     /// The fault to apply to this request, if a rule fires for it.
     ///
     /// Asks the rules that target `endpoint` and belong to `workspace`: with nil, the rules without a workspace

@@ -137,7 +137,9 @@ extension FaultEngine {
     /// request is served as if there were no rule, and the storage's own 503s say what is wrong.
     func decideLogging(for endpoint: Endpoint, workspace: String? = nil, claimed: Bool = false) -> FaultAction? {
         do {
-            return try decide(for: endpoint, workspace: workspace, claimed: claimed)
+            let action = try decide(for: endpoint, workspace: workspace, claimed: claimed)
+            if let action { tellFired(action, endpoint: endpoint, workspace: workspace) }
+            return action
         } catch {
             logger?.warning("fault rules not consulted", [("error", error.message)])
             return nil

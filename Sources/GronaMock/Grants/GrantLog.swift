@@ -3,8 +3,8 @@ import GronaMockPlatform
 /// Which grants the server has issued, per workspace and customer: the SDK contract checks ask whether an
 /// offer was shown, or a treatment claimed, without a grant behind it.
 ///
-/// Instances on one database share it (issue 15): `onNewlyIssued` hands the shared runtime each entry the
-/// first time this instance issues it, and `onCleared` each clear (a reset); `adopt` and `forget` apply
+/// It listens to the engine's event stream: each `IssuedGrants` is recorded, and what `record` returns as new
+/// is what the cluster shares (issue 15), as `onClear` hears each clear (a reset); `adopt` and `forget` apply
 /// what other instances issued and cleared without handing it on again, so that the check answers alike
 /// whichever instance is asked.
 package final class GrantLog: Sendable {
@@ -32,41 +32,26 @@ package final class GrantLog: Sendable {
     /// By workspace, so that clearing one (a clone deleted, reset or expired) is one removal, whatever the
     /// number of workspaces and grants.
     private let issued = Mutex<[String: Set<Grant>]>([:])
-    private let onIssued: @Sendable (Int) -> Void
-    private let onNewlyIssued: @Sendable ([Issued]) -> Void
-    private let onCleared: @Sendable (String?) -> Void
+    package init() {}
 
-    /// `onIssued` hears how many grants each answer handed out (the metrics count them); `onNewlyIssued` the
-    /// entries that were not in the log yet, called outside the lock (`SharedRuntime.publish(grants:)`, which
-    /// must not wait for a database: the grants endpoint answers on an event loop); `onCleared` each clear,
-    /// also outside the lock (`SharedRuntime.publish(grantsCleared:)`; clears come from the control API, off
-    /// the event loops).
-    package init(
-        onIssued: @escaping @Sendable (Int) -> Void = { _ in },
-        onNewlyIssued: @escaping @Sendable ([Issued]) -> Void = { _ in },
-        onCleared: @escaping @Sendable (String?) -> Void = { _ in }
-    ) {
-        self.onIssued = onIssued
-        self.onNewlyIssued = onNewlyIssued
-        self.onCleared = onCleared
-    }
-
-    func record(_ claims: [GrantClaims]) {
-        onIssued(claims.count)
-        record(
-            claims.map {
+    /// Records the grants of one answer; returns those not in the log yet (which the cluster shares).
+    @discardableResult
+    package func record(_ grants: IssuedGrants) -> [Issued] {
+        insert(
+            grants.grants.map {
                 Issued(
-                    workspace: $0.audience, customerID: $0.subject, campaignID: $0.campaignID, variantID: $0.variantID)
+                    workspace: grants.workspace, customerID: grants.customerID, campaignID: $0.campaignID,
+                    variantID: $0.variantID)
             })
     }
 
-    /// Records grants issued here; those not in the log yet go to `onNewlyIssued`, after the lock is released.
-    package func record(_ entries: [Issued]) {
-        let added = insert(entries)
-        if !added.isEmpty { onNewlyIssued(added) }
+    /// Records grants issued here; returns those that were not in the log yet.
+    @discardableResult
+    package func record(_ entries: [Issued]) -> [Issued] {
+        insert(entries)
     }
 
-    /// Adds what another instance issued; it is not handed to `onNewlyIssued`, which would publish it again.
+    /// Adds what another instance issued; it is not shared again.
     package func adopt(_ entries: [Issued]) {
         _ = insert(entries)
     }
@@ -95,13 +80,26 @@ package final class GrantLog: Sendable {
         }
     }
 
-    /// Forgets the grants of `workspace` (every grant: nil), here and, through `onCleared`, on every instance.
+    /// Forgets the grants of `workspace` (every grant: nil), here and, through the clear listener, on every
+    /// instance.
     package func clear(workspace: String? = nil) {
         forget(workspace: workspace)
-        onCleared(workspace)
+        onCleared.withLock { $0 }?.call(workspace)
     }
 
-    /// Forgets what another instance cleared; it is not handed to `onCleared`.
+    /// Hears of every clear, to tell the other instances (`SharedRuntime.publish(grantsCleared:)`), off the
+    /// event loops (clears come from the control API).
+    package func onClear(_ listener: @escaping @Sendable (String?) -> Void) {
+        onCleared.withLock { $0 = ClearListener(call: listener) }
+    }
+
+    private struct ClearListener: Sendable {
+        let call: @Sendable (String?) -> Void
+    }
+
+    private let onCleared = Mutex<ClearListener?>(nil)
+
+    /// Forgets what another instance cleared; it is not handed to the clear listener.
     package func forget(workspace: String?) {
         issued.withLock { byWorkspace in
             if let workspace { byWorkspace[workspace] = nil } else { byWorkspace.removeAll() }

@@ -17,16 +17,19 @@ enum GrantsRoutes {
     /// The fault endpoint `grants`.
     static let pattern = "/v1/mobile/grants"
 
-    static func register(on router: inout Router, registry: WorkspaceRegistry, clock: ServerClock, log: GrantLog) {
+    /// Each answer's grants are told to the engine's event stream (`IssuedGrants`), where the grant log (for the
+    /// contract checks), the metrics and the cluster's sharing hear of them.
+    static func register(on router: inout Router, registry: WorkspaceRegistry, clock: ServerClock, events: EngineEvents)
+    {
         router.on(.post, pattern, bodyLimit: bodyLimit) { request in
-            try grants(request, registry: registry, clock: clock, log: log)
+            try grants(request, registry: registry, clock: clock, events: events)
         }
     }
 
     /// A grant fault issues grants that must be refused (expired, for another customer, unsigned…). The rules
     /// of the key's workspace are asked only once the key authenticated, so a refused request never fires them.
     private static func grants(
-        _ request: HTTPRequest, registry: WorkspaceRegistry, clock: ServerClock, log: GrantLog
+        _ request: HTTPRequest, registry: WorkspaceRegistry, clock: ServerClock, events: EngineEvents
     ) throws -> HTTPResponse {
         try refuseCredentialsInQuery(request, registry: registry)
         guard let secret = bearerToken(request.headers), let entry = registry.entry(forSecret: secret) else {
@@ -48,8 +51,12 @@ enum GrantsRoutes {
         } catch {
             throw HTTPError(.internalServerError, code: .signingFailed, message: "\(error)")
         }
-        // What was handed out, faults included, for the SDK contract checks.
-        log.record(claims)
+        // What was handed out, faults included, for the SDK contract checks (the grant log listens).
+        events.publish(
+            .grantsIssued(
+                IssuedGrants(
+                    workspace: entry.workspace.key, customerID: customerID,
+                    grants: claims.map { ($0.campaignID, $0.variantID) })))
         let body: JSONObject = [
             "grants": .array(tokens.map { .string($0) }), "serverTime": .number(JSONNumber(now)),
         ]

@@ -3,7 +3,7 @@ import GronaMockHTTP
 import GronaMockPlatform
 import Testing
 
-/// What the grant log hands the shared runtime (issue 15): each grant the first time this instance issues
+/// What the grant log gives the cluster to share (issue 15): each grant the first time this instance issues
 /// it, and never one it adopted from another instance, which would echo it back.
 @Suite("Grant log: what is shared with other instances")
 struct GrantLogSharingTests {
@@ -13,13 +13,13 @@ struct GrantLogSharingTests {
 
     @Test("only entries not yet in the log are handed over, and adopted ones never are")
     func handsOverOnlyNewEntries() {
-        let handed = Mutex<[[GrantLog.Issued]]>([])
-        let log = GrantLog(onNewlyIssued: { entries in handed.withLock { $0.append(entries) } })
-        log.record([Self.grant("cust_1"), Self.grant("cust_2")])
-        log.record([Self.grant("cust_2"), Self.grant("cust_3")])
+        let log = GrantLog()
+        var handed: [[GrantLog.Issued]] = []
+        handed.append(log.record([Self.grant("cust_1"), Self.grant("cust_2")]))
+        handed.append(log.record([Self.grant("cust_2"), Self.grant("cust_3")]))
         log.adopt([Self.grant("cust_4")])
-        log.record([Self.grant("cust_4")])
-        #expect(handed.withLock { $0 } == [[Self.grant("cust_1"), Self.grant("cust_2")], [Self.grant("cust_3")]])
+        handed.append(log.record([Self.grant("cust_4")]))
+        #expect(handed == [[Self.grant("cust_1"), Self.grant("cust_2")], [Self.grant("cust_3")], []])
         #expect(
             log.wasIssued(
                 workspace: "acme-market", customerID: "cust_4", campaignID: "checkout-10-off", variantID: "ten-off"))
@@ -27,21 +27,18 @@ struct GrantLogSharingTests {
 
     @Test("a grant cleared by a reset is handed over again when it is issued again")
     func clearedGrantIsNewAgain() {
-        let handed = Mutex<[GrantLog.Issued]>([])
-        let log = GrantLog(onNewlyIssued: { entries in handed.withLock { $0 += entries } })
-        log.record([Self.grant("cust_1"), Self.grant("cust_1", workspace: "run-7")])
+        let log = GrantLog()
+        var handed = log.record([Self.grant("cust_1"), Self.grant("cust_1", workspace: "run-7")])
         log.clear(workspace: "acme-market")
-        log.record([Self.grant("cust_1"), Self.grant("cust_1", workspace: "run-7")])
-        #expect(
-            handed.withLock { $0 } == [
-                Self.grant("cust_1"), Self.grant("cust_1", workspace: "run-7"), Self.grant("cust_1"),
-            ])
+        handed += log.record([Self.grant("cust_1"), Self.grant("cust_1", workspace: "run-7")])
+        #expect(handed == [Self.grant("cust_1"), Self.grant("cust_1", workspace: "run-7"), Self.grant("cust_1")])
     }
 
     @Test("a clear made here is handed over; one learnt from another instance is not")
     func clearsHandedOverOnce() {
         let cleared = Mutex<[String?]>([])
-        let log = GrantLog(onCleared: { workspace in cleared.withLock { $0.append(workspace) } })
+        let log = GrantLog()
+        log.onClear { workspace in cleared.withLock { $0.append(workspace) } }
         log.record([Self.grant("cust_1"), Self.grant("cust_2", workspace: "run-7")])
         log.forget(workspace: "run-7")
         log.clear(workspace: "acme-market")

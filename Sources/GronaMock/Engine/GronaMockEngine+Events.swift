@@ -1,0 +1,109 @@
+import GronaMockJSON
+import GronaMockPlatform
+
+/// One page of a listing, each event as the inspection API shows it (what the SDK sent, plus the server's
+/// fields), and the cursor of the next page.
+package struct EventListing: Sendable {
+    package let events: [JSONValue]
+    package let nextCursor: Int64?
+}
+
+/// The contract violations found in one workspace's events (`GET /_mock/events/violations`).
+package struct ViolationReport: Sendable {
+    package let workspaceKey: String
+    /// The violations of the page (all of them when the query has no limit), in the order the scan met them.
+    package let violations: [Violation]
+    /// With `summary`: how many of each rule.
+    package let counts: [ViolationRule: Int]
+    package let checkedEvents: Int
+    /// Set when paged and more remain.
+    package let nextCursor: String?
+}
+
+extension GronaMockEngine {
+    package func events(_ filter: EventFilter, page: EventPage) throws -> EventListing {
+        called()
+        let (events, next) = try store.events(filter, page: page)
+        return EventListing(events: events, nextCursor: next)
+    }
+
+    /// How many stored events match `filter`.
+    package func countEvents(_ filter: EventFilter) throws -> Int {
+        called()
+        return try store.count(filter)
+    }
+
+    /// Rejected events with their reasons, oldest first.
+    package func rejectedEvents(workspace: String?, page: EventPage) throws -> EventListing {
+        called()
+        let (events, next) = try store.rejected(workspace: workspace, page: page)
+        return EventListing(events: events, nextCursor: next)
+    }
+
+    /// Per campaign, variant and arm, the count of each event type and the attributed purchases.
+    package func eventSummary(workspace: String) throws -> JSONValue {
+        called()
+        return try store.summary(workspace: workspace)
+    }
+
+    /// The funnel of each campaign, variant and arm (`EventFunnels`).
+    package func funnels(workspace: String, campaignID: String?) throws -> JSONValue {
+        called()
+        let figures = try store.storage.campaignCounts(workspace: workspace)
+        return EventFunnels.json(figures, workspace: workspace, campaignID: campaignID)
+    }
+
+    /// The matching events as NDJSON or CSV, made a page at a time by whoever pulls (`EventExport.next`).
+    package func exportEvents(_ filter: EventFilter, format: EventExport.Format) throws -> EventExport {
+        called()
+        return try EventExport(storage: store.storage, filter: filter, format: format)
+    }
+
+    /// Deletes one workspace's events (every workspace's: nil); `completion` gets how many.
+    package func deleteEvents(
+        workspace: String?, completion: @escaping @Sendable (Result<Int, StorageError>) -> Void
+    ) throws {
+        called()
+        guard let writer = store.writer else { throw StorageError(.unavailable, "this store only reads") }
+        writer.submit(.delete(workspaceKey: workspace, completion))
+    }
+
+    /// Waits until `count` events match `filter` or `timeout` passes (at most `maxWait`); `deliver` gets the
+    /// outcome once. The ticket gives the wait up (the client went).
+    package func waitForEvents(
+        _ filter: EventFilter, count: Int, timeout: Duration,
+        deliver: @escaping @Sendable (EventWaitOutcome) -> Void
+    ) -> EventWaitTicket {
+        called()
+        return waiters.add(filter: filter, count: count, timeout: min(timeout, Self.maxWait), deliver: deliver)
+    }
+
+    /// The longest a wait may hold.
+    package static let maxWait: Duration = .seconds(120)
+
+    /// How many long-polls wait now.
+    package var pendingWaits: Int { waiters.pending }
+
+    /// Checks workspace `key`'s stored events against the contract (docs/violations.md), through the events
+    /// stored when the check (or its first page) began: under steady traffic it would otherwise chase new
+    /// events for ever, and pages would disagree.
+    package func violations(_ key: String, query: ViolationQuery = ViolationQuery()) throws -> ViolationReport {
+        called()
+        try IdentifierKind.workspaceKey.validated(key, given: "?workspace")
+        guard let entry = registry.entry(for: key) else { throw WorkspaceRegistry.ChangeError.unknownWorkspace(key) }
+        let checker = ViolationsChecker(workspace: entry.workspace, kills: kills.intervals(for: key)) {
+            [grants] customerID, campaignID, variantID in
+            grants.wasIssued(workspace: key, customerID: customerID, campaignID: campaignID, variantID: variantID)
+        }
+        let last = try store.lastSequence()
+        let outcome = try ViolationScan(storage: store.storage, workspace: key, query: query).run(
+            checker, throughSequence: last)
+        var violations = outcome.violations
+        if query.limit == nil && !query.summary {
+            violations.sort { ($0.events.first ?? 0, $0.rule) < ($1.events.first ?? 0, $1.rule) }
+        }
+        return ViolationReport(
+            workspaceKey: key, violations: violations, counts: outcome.counts, checkedEvents: outcome.checkedEvents,
+            nextCursor: outcome.next?.text)
+    }
+}
