@@ -8,8 +8,9 @@ import GronaMockPlatform
 /// and every error is logged. Revisions come from the database, so they never go back.
 ///
 /// The jobs are split into types that each own their lock and state: `ServedWorkspaces` (what is served, by
-/// key and by secret; readers take only its lock), `KeyRing` (the signing keys), `CloneExpiries` (clones'
-/// deadlines) and `WorkspaceFiles` (the files as last seen). Changes run one at a time in the change lane
+/// key and by secret; readers take only its lock), `KeyRing` (the signing keys), `ConfigurationRevisions`
+/// (signing and revisions), `CloneExpiries` (clones' deadlines) and `WorkspaceFiles` (the files as last seen).
+/// Run-time edits are `+Runtime.swift`, clones `+Clones.swift`, other instances' changes `+Shared.swift`. Changes run one at a time in the change lane
 /// (`lane`): a method that must run inside it takes the lane's `inout ChangeLane`, so the compiler, not a
 /// comment, says who holds it. Lock order: the lane, then any of the others; never the reverse.
 package final class WorkspaceRegistry: Sendable {
@@ -67,7 +68,7 @@ package final class WorkspaceRegistry: Sendable {
     let served = ServedWorkspaces()
     let keyRing: KeyRing
     let expiries = CloneExpiries()
-    let revisions: any GronaStorage
+    let revisions: ConfigurationRevisions
     let clock: ServerClock
     /// Where run-time changes are told to the other instances on the same database (nothing, alone).
     let shared: any SharedRuntime
@@ -84,7 +85,7 @@ package final class WorkspaceRegistry: Sendable {
         shared: any SharedRuntime = LocalRuntime(), maxClones: Int = GronaMockConfiguration.defaultMaxClones
     ) {
         self.directory = directory
-        self.revisions = revisions
+        self.revisions = ConfigurationRevisions(store: revisions, clock: clock)
         self.clock = clock
         self.shared = shared
         self.logger = logger
@@ -227,22 +228,9 @@ package final class WorkspaceRegistry: Sendable {
         _ workspace: Workspace, sourcePath: String?, problems: [ValidationProblem], source: JSONValue, origin: Origin,
         in lane: inout ChangeLane
     ) throws(ChangeError) -> Entry {
-        let keys = self.keys
-        let stored: StoredConfigRevision
-        do {
-            stored = try revisions.configRevision(
-                for: workspace.key, contentHash: ConfigurationSigner.contentHash(for: workspace, keys: keys)
-            ) { revision in
-                try ConfigurationSigner.sign(workspace, revision: revision, issuedAt: clock.nowSeconds(), keys: keys)
-            }
-        } catch let error as StorageError {
-            throw .unavailable(error)
-        } catch {
-            throw .failed("could not sign the configuration: \(error)")
-        }
         let entry = Entry(
-            workspace: workspace, configuration: SignedConfiguration(workspaceKey: workspace.key, stored: stored),
-            sourcePath: sourcePath, problems: problems, source: source, origin: origin)
+            workspace: workspace, configuration: try revisions.signed(workspace, keys: keys), sourcePath: sourcePath,
+            problems: problems, source: source, origin: origin)
         served.serve(entry)
         return entry
     }
