@@ -65,20 +65,25 @@ extension JSONNumber {
         /// No digit lies after the decimal point.
         var isIntegral: Bool { digits.count <= pointPosition || digits.isEmpty }
 
-        /// The integer, when integral and within Int64.
-        var int64: Int64? {
+        /// The integer's magnitude, when integral and within UInt64 (whatever the sign).
+        var magnitude: UInt64? {
             guard isIntegral else { return nil }
-            guard !digits.isEmpty else { return 0 }
-            // Int64.max has 19 digits; anything longer is out of range without computing it.
-            guard pointPosition <= 19 else { return nil }
+            // UInt64.max has 20 digits; anything longer is out of range without computing it.
+            guard pointPosition <= 20 else { return digits.isEmpty ? 0 : nil }
             var magnitude: UInt64 = 0
-            for position in 0..<pointPosition {
+            for position in 0..<max(0, pointPosition) {
                 let digit = position < digits.count ? digits[digits.startIndex + position] - UInt8(ascii: "0") : 0
                 let (times10, overflowed) = magnitude.multipliedReportingOverflow(by: 10)
                 let (sum, carried) = times10.addingReportingOverflow(UInt64(digit))
                 guard !overflowed, !carried else { return nil }
                 magnitude = sum
             }
+            return magnitude
+        }
+
+        /// The integer, when integral and within Int64.
+        var int64: Int64? {
+            guard let magnitude else { return nil }
             if isNegative {
                 return magnitude <= Int64.min.magnitude ? Int64(truncatingIfNeeded: 0 &- magnitude) : nil
             }
@@ -87,18 +92,8 @@ extension JSONNumber {
 
         /// The integer, when integral, not negative (or zero) and within UInt64.
         var uint64: UInt64? {
-            guard isIntegral else { return nil }
-            guard !digits.isEmpty else { return 0 }
-            guard !isNegative, pointPosition <= 20 else { return nil }
-            var value: UInt64 = 0
-            for position in 0..<pointPosition {
-                let digit = position < digits.count ? digits[digits.startIndex + position] - UInt8(ascii: "0") : 0
-                let (times10, overflowed) = value.multipliedReportingOverflow(by: 10)
-                let (sum, carried) = times10.addingReportingOverflow(UInt64(digit))
-                guard !overflowed, !carried else { return nil }
-                value = sum
-            }
-            return value
+            guard let magnitude, !isNegative || magnitude == 0 else { return nil }
+            return magnitude
         }
 
         private static func isDigit(_ byte: UInt8) -> Bool {

@@ -77,16 +77,19 @@ package enum FileSystem {
         guard let handle = opendir(directory) else { throw .system("cannot read directory \(directory)") }
         defer { closedir(handle) }
         var names: [String] = []
-        // The name is read in place, up to its NUL: a record `readdir` returns is only as long as its name
-        // (`d_reclen`), so copying `entry.pointee` whole (sizeof(struct dirent)) can read past the end of the
-        // directory's buffer.
-        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name) ?? 19
         while let entry = readdir(handle) {
-            let name = String(
-                cString: UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: CChar.self))
+            let name = Self.name(of: entry)
             if !name.hasPrefix(".") { names.append(name) }
         }
         return names.sorted()
+    }
+
+    /// The name of an entry `readdir` returned, read in place, up to its NUL: a record is only as long as its
+    /// name (`d_reclen`), so copying `entry.pointee` whole (sizeof(struct dirent)) can read past the end of the
+    /// directory's buffer.
+    package static func name(of entry: UnsafeMutablePointer<dirent>) -> String {
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name) ?? 19
+        return String(cString: UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: CChar.self))
     }
 
     package static func isDirectory(_ path: String) -> Bool {

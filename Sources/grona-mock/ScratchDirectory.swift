@@ -1,3 +1,5 @@
+import GronaMockPlatform
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -104,11 +106,8 @@ struct ScratchDirectory {
         }
         defer { closedir(handle) }
         var names: [String] = []
-        // The name is read in place, up to its NUL (see `FileSystem.list`).
-        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name) ?? 19
         while let entry = readdir(handle) {
-            let name = String(
-                cString: UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: CChar.self))
+            let name = FileSystem.name(of: entry)
             if name != ".", name != "..", name.hasPrefix(prefix) { names.append(name) }
         }
         return names

@@ -22,37 +22,7 @@ struct HeldRequestTests {
         return configuration
     }
 
-    /// How a client goes during a hold.
-    enum Ending: CaseIterable, CustomStringConvertible {
-        /// A FIN.
-        case close
-        /// `shutdown(SHUT_WR)`: a FIN too; the client could read, but a held request's client is taken as gone.
-        case halfClose
-        /// SO_LINGER 0: a reset, as a killed process.
-        case reset
-        /// A FIN, then a reset.
-        case finThenReset
-
-        func apply(to client: RawClient) {
-            switch self {
-            case .close: client.closeNow()
-            case .halfClose: client.finishSending()
-            case .reset: client.reset()
-            case .finThenReset:
-                client.finishSending()
-                client.reset()
-            }
-        }
-
-        var description: String {
-            switch self {
-            case .close: "close"
-            case .halfClose: "half-close"
-            case .reset: "reset"
-            case .finThenReset: "FIN then reset"
-            }
-        }
-    }
+    typealias Ending = ClientEnding
 
     @Test(
         "a client that goes during a hold frees its connection at once, and the hold is released once",

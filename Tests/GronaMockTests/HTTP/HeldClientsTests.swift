@@ -111,30 +111,7 @@ struct HeldClientsTests {
         }
     }
 
-    /// How a client goes, in the ways a broken one does.
-    enum Ending: CaseIterable, CustomStringConvertible {
-        case close, halfClose, reset, finThenReset
-
-        func apply(to client: RawClient) {
-            switch self {
-            case .close: client.closeNow()
-            case .halfClose: client.finishSending()
-            case .reset: client.reset()
-            case .finThenReset:
-                client.finishSending()
-                client.reset()
-            }
-        }
-
-        var description: String {
-            switch self {
-            case .close: "close"
-            case .halfClose: "half-close"
-            case .reset: "reset"
-            case .finThenReset: "FIN then reset"
-            }
-        }
-    }
+    typealias Ending = ClientEnding
 
     @Test("a client held by a delay or a long-poll is freed at once however it goes", arguments: Ending.allCases)
     func everyEnding(ending: Ending) throws {
