@@ -12,16 +12,17 @@ package struct ValidationProblem: Sendable, Equatable, CustomStringConvertible {
     package let severity: Severity
     package let path: JSONPath
     package let reason: String
-    /// An identifier that breaks its grammar (or names the wrong workspace): an error that `allowInvalid`,
-    /// which serves a workspace with content errors on purpose, never relaxes (contract §1: no id can become a
-    /// path).
-    package let concernsIdentifier: Bool
+    /// An error that `allowInvalid`, which serves a workspace with content errors on purpose, never relaxes: an
+    /// identifier that breaks its grammar or names the wrong workspace (contract §1: no id can become a path),
+    /// or what the server needs to serve the workspace at all (its key, secret keys and signing keys: a
+    /// configuration nobody can sign, or grants nobody can ask for, would test no SDK).
+    package let blocksServing: Bool
 
-    package init(_ severity: Severity, _ path: JSONPath, _ reason: String, concernsIdentifier: Bool = false) {
+    package init(_ severity: Severity, _ path: JSONPath, _ reason: String, blocksServing: Bool = false) {
         self.severity = severity
         self.path = path
         self.reason = reason
-        self.concernsIdentifier = concernsIdentifier
+        self.blocksServing = blocksServing
     }
 
     /// `campaigns[2].placement: unknown placement "home_topp"` (contract §4, Validation).
@@ -37,13 +38,23 @@ struct ProblemCollector {
 
     var hasErrors: Bool { problems.contains { $0.severity == .error } }
 
-    mutating func error(_ path: JSONPath, _ reason: String, identifier: Bool = false) {
-        problems.append(ValidationProblem(.error, path, reason, concernsIdentifier: identifier))
+    mutating func error(_ path: JSONPath, _ reason: String, blocksServing: Bool = false) {
+        problems.append(ValidationProblem(.error, path, reason, blocksServing: blocksServing))
+    }
+
+    /// Marks every error at or under `prefix` as one that `allowInvalid` never relaxes (see `blocksServing`).
+    mutating func markBlocksServing(under prefix: JSONPath) {
+        problems = problems.map { problem in
+            guard problem.severity == .error, !problem.blocksServing,
+                problem.path.components.starts(with: prefix.components)
+            else { return problem }
+            return ValidationProblem(.error, problem.path, problem.reason, blocksServing: true)
+        }
     }
 
     /// `text` at `path` breaks the grammar of `kind`.
     mutating func identifierError(_ path: JSONPath, _ kind: IdentifierKind, _ text: String) {
-        error(path, kind.problem(with: text), identifier: true)
+        error(path, kind.problem(with: text), blocksServing: true)
     }
 
     mutating func warning(_ path: JSONPath, _ reason: String) {

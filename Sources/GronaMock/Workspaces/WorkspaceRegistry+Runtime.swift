@@ -89,7 +89,12 @@ extension WorkspaceRegistry {
         return try lane.withLock { lane throws(ChangeError) in
             let current = try existing(key)
             var list = role == .config ? current.workspace.configKeyIDs : current.workspace.grantKeyIDs
-            guard let old = list.first else { throw .failed("the workspace has no \(role.rawValue) keys") }
+            guard let old = list.first else {
+                let path = JSONPath.root.appending("signing").appending(role == .config ? "configKeys" : "grantKeys")
+                throw .invalid(
+                    [ValidationProblem(.error, path, "there is no key to rotate", blocksServing: true)],
+                    allowInvalidWouldServe: false)
+            }
             if list.count >= 2 {
                 list.swapAt(0, 1)
             } else {
@@ -202,7 +207,7 @@ extension WorkspaceRegistry {
             throw .secretKeyInUse(owner: owner.workspace.key)
         }
         let errors = outcome.problems.filter { $0.severity == .error }
-        if errors.contains(where: \.concernsIdentifier) {
+        if errors.contains(where: \.blocksServing) {
             throw .invalid(outcome.problems, allowInvalidWouldServe: false)
         }
         if !errors.isEmpty && !allowInvalid {

@@ -266,7 +266,7 @@ package final class WorkspaceRegistry: Sendable {
                 ValidationProblem(
                     .error, JSONPath.root.appending("secretKeys").appending(index),
                     "this secret key is already used by workspace \"\(owner.workspace.key)\" (\(source))",
-                    concernsIdentifier: true))
+                    blocksServing: true))
         }
         return problems
     }

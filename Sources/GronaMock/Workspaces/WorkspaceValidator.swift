@@ -44,11 +44,14 @@ package enum WorkspaceValidator {
             // The key names the file and the URL: a mismatch is an identifier problem, never relaxed.
             problems.error(
                 keyPath, "\(Quote.text(found)) does not match the file or URL, which name \"\(expectedKey)\"",
-                identifier: true)
+                blocksServing: true)
         }
 
         let secretKeys = readSecretKeys(root["secretKeys"], &problems)
         let (configKeys, grantKeys) = readSigning(root["signing"], keyIDs: keyIDs, &problems)
+        // Without its key, its secret keys and keys that exist to sign with, no workspace can be served, valid
+        // content or not.
+        for part in ["workspaceKey", "secretKeys", "signing"] { problems.markBlocksServing(under: .root.appending(part)) }
         let ttl = readGrants(root["grants"], &problems)
 
         var config = ConfigValidator(problems: problems)
@@ -74,7 +77,7 @@ package enum WorkspaceValidator {
                 continue
             }
             if keys.contains(secret) {
-                problems.error(path.appending(index), "repeats an earlier secret key", identifier: true)
+                problems.error(path.appending(index), "repeats an earlier secret key", blocksServing: true)
                 continue
             }
             keys.append(secret)

@@ -137,11 +137,17 @@ struct IdentifierTests {
     }
 
     @Test(
-        "identifiers inside a PUT document are refused with 422 even with allowInvalid, and nothing is served",
+        "identifiers and signing keys in a PUT document are refused with 422 even with allowInvalid, and nothing is served",
         arguments: [
             ("workspaceKey", #""shop""#, #""Bad_Key""#), ("workspaceKey", #""shop""#, #""other""#),
             ("secretKeys[0]", "sk_test_shop_secret", "short"), ("configKeys[0]", #""cfg-1""#, #""../cfg""#),
             ("campaigns[0].id", #""home-hero""#, #""../x""#), ("variants[1].id", #""id": "banner""#, #""id": "a/b""#),
+            // What the server needs to serve the workspace at all is never relaxed either: its key, its secret
+            // keys, and signing keys that exist.
+            ("workspaceKey", #""workspaceKey": "shop", "#, ""),
+            ("secretKeys", #"["sk_test_shop_secret"]"#, "[]"),
+            ("configKeys[0]", #""cfg-1""#, #""cfg-missing""#),
+            ("grantKeys", #""grantKeys": ["grt-1","grt-2"]"#, #""grantKeys": []"#),
         ])
     func documentIdentifiers(path: String, find: String, replacement: String) throws {
         let fixture = try MockFixture.standard()
