@@ -51,7 +51,9 @@ package enum WorkspaceValidator {
         let (configKeys, grantKeys) = readSigning(root["signing"], keyIDs: keyIDs, &problems)
         // Without its key, its secret keys and keys that exist to sign with, no workspace can be served, valid
         // content or not.
-        for part in ["workspaceKey", "secretKeys", "signing"] { problems.markBlocksServing(under: .root.appending(part)) }
+        for part in ["workspaceKey", "secretKeys", "signing"] {
+            problems.markBlocksServing(under: .root.appending(part))
+        }
         let ttl = readGrants(root["grants"], &problems)
 
         var config = ConfigValidator(problems: problems)
