@@ -1,6 +1,6 @@
-/// The vocabularies of slot content (contract §4, Components and Decisions): what a variant shows, declared
-/// once for the workspace validator, the events validator, the violation rules and `grona-mock load`.
-/// Each `allCases` lists every case but `unknown`, in the contract's order.
+// The vocabularies of slot content (contract §4, Components and Decisions): what a variant shows, declared
+// once for the workspace validator, the events validator, the violation rules and `grona-mock load`.
+// Each `allCases` lists every case but `unknown`, in the contract's order.
 
 /// A component's `type`: content Grona renders.
 package enum ComponentType: Vocabulary {

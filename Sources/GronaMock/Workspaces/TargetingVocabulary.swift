@@ -1,6 +1,6 @@
-/// The vocabularies of screens and targeting (contract §4, Campaigns), declared once for the workspace
-/// validator, the events validator and `grona-mock load`. Each `allCases` lists every case but `unknown`, in
-/// the contract's order.
+// The vocabularies of screens and targeting (contract §4, Campaigns), declared once for the workspace
+// validator, the events validator and `grona-mock load`. Each `allCases` lists every case but `unknown`, in
+// the contract's order.
 
 /// `screen.type`: the screen a placement is on, in targeting and in placement events (contract §7).
 /// `other` is the contract's own case for an app's named screen (with `screen.name`); a name this version does
