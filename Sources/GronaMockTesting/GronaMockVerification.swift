@@ -84,7 +84,8 @@ extension GronaMockWorkspace {
                 let claims = try GrantVerifier.verify(token, keys: keys, audience: key, now: now)
                 return GronaMockGrant(
                     token: token, grantID: claims.grantID, customerID: claims.subject, campaignID: claims.campaignID,
-                    variantID: claims.variantID, placement: claims.placement, treatmentType: claims.treatment.type,
+                    variantID: claims.variantID, placement: claims.placement,
+                    treatmentType: claims.treatment.type.rawValue,
                     treatmentValueMilli: claims.treatment.valueMilli,
                     notBefore: Date(timeIntervalSince1970: Double(claims.notBefore)),
                     expiresAt: Date(timeIntervalSince1970: Double(claims.expiresAt)))

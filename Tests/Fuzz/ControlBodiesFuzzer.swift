@@ -504,7 +504,7 @@ enum ControlFuzz {
         for campaign in workspace.campaigns {
             let at = "campaign \(campaign.id)"
             Fuzz.require(Identifiers.isCampaignID(campaign.id), "\(at): not an id")
-            Fuzz.require(Vocabulary.placements.contains(campaign.placement), "\(at): placement")
+            Fuzz.require(campaign.placement.isKnown, "\(at): placement")
             Fuzz.require(!campaign.salt.isEmpty, "\(at): an empty salt")
             if let startsAt = campaign.startsAt, let endsAt = campaign.endsAt {
                 Fuzz.require(startsAt < endsAt, "\(at): starts at \(startsAt), after its end \(endsAt)")

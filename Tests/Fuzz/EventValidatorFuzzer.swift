@@ -184,7 +184,7 @@ enum EventsFuzz {
         Fuzz.require(object["eventID"] == .string(record.eventID), "\(at): eventID")
         Fuzz.require(!record.eventID.isEmpty && record.eventID.count <= 64, "\(at): eventID length")
         Fuzz.require(object["type"] == .string(record.type), "\(at): type")
-        Fuzz.require(EventValidator.types.contains(record.type), "\(at): type \(record.type)")
+        Fuzz.require(EventType.known(record.type) != nil, "\(at): type \(record.type)")
         Fuzz.require(object["timestamp"]?.int64Value == record.timestamp, "\(at): timestamp")
         Fuzz.require(MockTime.range.contains(record.timestamp) && record.timestamp >= 1, "\(at): timestamp range")
         let corrected = Int128(record.timestamp) + Int128(receivedAt) - Int128(envelope.sentAt)
@@ -210,8 +210,8 @@ enum EventsFuzz {
                 Fuzz.require(treatment.valueMilli >= 0, "\(at): valueMilli \(treatment.valueMilli)")
                 Fuzz.require(Identifiers.isCampaignID(treatment.campaignID), "\(at): treatment campaignID")
                 Fuzz.require(Identifiers.isCampaignID(treatment.variantID), "\(at): treatment variantID")
-                Fuzz.require(Vocabulary.placements.contains(treatment.placement), "\(at): treatment placement")
-                Fuzz.require(Vocabulary.treatmentTypes.contains(treatment.type), "\(at): treatment type")
+                Fuzz.require(Placement.known(treatment.placement) != nil, "\(at): treatment placement")
+                Fuzz.require(TreatmentType.known(treatment.type) != nil, "\(at): treatment type")
             }
             if let currency = optional("currency") {
                 let code = currency.stringValue ?? ""
@@ -219,18 +219,18 @@ enum EventsFuzz {
                     code.utf8.count == 3 && code.utf8.allSatisfy { $0 >= 0x41 && $0 <= 0x5A }, "\(at): currency")
             }
         } else {
-            Fuzz.require(EventType(rawValue: record.type)?.isPlacementEvent == true, "\(at): type")
+            Fuzz.require(EventType(rawValue: record.type).isPlacementEvent, "\(at): type")
             Fuzz.require(record.totalMinor == nil && record.treatments.isEmpty, "\(at): purchase fields")
             guard let placement = record.placement, let arm = record.arm, let campaignID = record.campaignID,
                 let variantID = record.variantID, let visitID = record.visitID
             else { Fuzz.fail("\(at): a placement event without its placement fields") }
-            Fuzz.require(Vocabulary.placements.contains(placement), "\(at): placement \(placement)")
+            Fuzz.require(Placement.known(placement) != nil, "\(at): placement \(placement)")
             Fuzz.require(["treatment", "control", "holdout"].contains(arm), "\(at): arm \(arm)")
             Fuzz.require(Identifiers.isCampaignID(campaignID) && Identifiers.isCampaignID(variantID), "\(at): ids")
             Fuzz.require(!visitID.isEmpty && object["visitID"] == .string(visitID), "\(at): visitID")
             Fuzz.require(object["placement"] == .string(placement), "\(at): placement differs")
             guard case .object(let screen)? = object["screen"], let screenType = screen["type"]?.stringValue,
-                Vocabulary.screenTypes.contains(screenType)
+                ScreenType.known(screenType) != nil
             else { Fuzz.fail("\(at): accepted without a known screen type") }
             if record.type == "action" {
                 guard case .object(let action)? = object["action"], let kind = action["kind"]?.stringValue,

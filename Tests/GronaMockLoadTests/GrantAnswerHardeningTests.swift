@@ -23,7 +23,7 @@ import Testing
                 let claims = GrantClaims(
                     issuer: "h", audience: "hostile-w", subject: customer, grantID: "g\(number)", issuedAt: now,
                     notBefore: now - 10, expiresAt: 253_402_300_799, campaignID: "c\(number)", variantID: "v1",
-                    placement: "home_top", treatment: Treatment(type: "percent_off", valueMilli: 100), demo: false)
+                    placement: "home_top", treatment: Treatment(type: .percentOff, valueMilli: 100), demo: false)
                 return try? JWSSigner.compact(payload: claims.json, type: .grant, signer: signer)
             }
             let body = "{\"grants\":[" + tokens.map { "\"\($0)\"" }.joined(separator: ",") + "]}"

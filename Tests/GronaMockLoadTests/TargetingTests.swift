@@ -8,7 +8,7 @@ import Testing
     static let cart = TargetingContext(
         screen: .cart, basketTotalMinor: 4500, basketProductIDs: ["oat-milk-1l", "flour-plain-1kg"], identified: true)
     static let product = TargetingContext(screen: .product, screenID: "spaghetti-500g")
-    static let confirmation = TargetingContext(screen: .orderConfirmation, treatments: ["percent_off"])
+    static let confirmation = TargetingContext(screen: .orderConfirmation, treatments: [.percentOff])
 
     static let rows: [(String, TargetingContext, Bool)] = [
         (#"{"field":"screen.type","op":"eq","value":"cart"}"#, cart, true),

@@ -17,10 +17,11 @@ extension CheckedEvent {
             return
         }
         self.init(
-            sequence: row.sequence, eventID: row.eventID, type: row.type, installID: row.installID,
+            sequence: row.sequence, eventID: row.eventID, type: EventType(rawValue: row.type), installID: row.installID,
             customerID: row.customerID, correctedTimestamp: row.correctedTimestamp,
-            configRevision: row.configRevision, placement: row.placement, visitID: row.visitID,
-            campaignID: row.campaignID, variantID: row.variantID, arm: row.arm)
+            configRevision: row.configRevision, placement: row.placement.map(Placement.init(rawValue:)),
+            visitID: row.visitID, campaignID: row.campaignID, variantID: row.variantID,
+            arm: row.arm.map(Arm.init(rawValue:)))
         key = JSONMembers.string(json, found[1])
         if let range = found[3] {
             demo =

@@ -1,7 +1,9 @@
 import GronaMockJSON
 
 /// A stored event as the violation rules read it: the fields they use, anything missing nil (the store only
-/// holds events that passed validation, so the rules need not repeat it).
+/// holds events that passed validation, so the rules need not repeat it). Names are read once into their
+/// vocabularies, which the rules compare as cases; a name this version does not know (another instance's,
+/// sharing the database) is kept as `unknown`, for the messages.
 struct CheckedEvent {
     enum Preview {
         case token(String)
@@ -12,25 +14,25 @@ struct CheckedEvent {
     struct Claim {
         var campaignID: String
         var variantID: String
-        var placement: String?
+        var placement: Placement?
     }
 
     var sequence: Int64
     var eventID: String
-    var type: String
+    var type: EventType
     var installID: String
     var customerID: String?
     var correctedTimestamp: Int64?
     var configRevision: Int64?
     var demo: Bool?
-    var placement: String?
+    var placement: Placement?
     /// `type`, with `id` or `name` when present: `product sku-1`.
     var screen: String
     var key: String?
     var visitID: String?
     var campaignID: String?
     var variantID: String?
-    var arm: String?
+    var arm: Arm?
     var preview: Preview?
     var treatments: [Claim]
 
@@ -38,20 +40,20 @@ struct CheckedEvent {
     init(_ value: JSONValue) {
         sequence = value["sequence"]?.int64Value ?? 0
         eventID = value["eventID"]?.stringValue ?? ""
-        type = value["type"]?.stringValue ?? ""
+        type = EventType(rawValue: value["type"]?.stringValue ?? "")
         installID = value["installID"]?.stringValue ?? ""
         customerID = value["customerID"]?.stringValue
         correctedTimestamp = value["correctedTimestamp"]?.int64Value ?? value["timestamp"]?.int64Value
         configRevision = value["configRevision"]?.int64Value
         demo = value["demo"]?.boolValue
-        placement = value["placement"]?.stringValue
+        placement = value["placement"]?.stringValue.map(Placement.init(rawValue:))
         let place = value["screen"]
         screen = [place?["type"], place?["id"], place?["name"]].compactMap { $0?.stringValue }.joined(separator: " ")
         key = value["key"]?.stringValue
         visitID = value["visitID"]?.stringValue
         campaignID = value["campaignID"]?.stringValue
         variantID = value["variantID"]?.stringValue
-        arm = value["arm"]?.stringValue
+        arm = value["arm"]?.stringValue.map(Arm.init(rawValue:))
         switch value["preview"] {
         case .string(let token) where !token.isEmpty: preview = .token(token)
         case .bool(true): preview = .flag
@@ -62,9 +64,9 @@ struct CheckedEvent {
 
     /// The fields that have a column; the others start empty.
     init(
-        sequence: Int64, eventID: String, type: String, installID: String, customerID: String?,
-        correctedTimestamp: Int64?, configRevision: Int64?, placement: String?, visitID: String?,
-        campaignID: String?, variantID: String?, arm: String?
+        sequence: Int64, eventID: String, type: EventType, installID: String, customerID: String?,
+        correctedTimestamp: Int64?, configRevision: Int64?, placement: Placement?, visitID: String?,
+        campaignID: String?, variantID: String?, arm: Arm?
     ) {
         self.sequence = sequence
         self.eventID = eventID
@@ -87,17 +89,19 @@ struct CheckedEvent {
         (value?.arrayValue ?? []).compactMap { item in
             guard let campaignID = item["campaignID"]?.stringValue, let variantID = item["variantID"]?.stringValue
             else { return nil }
-            return Claim(campaignID: campaignID, variantID: variantID, placement: item["placement"]?.stringValue)
+            return Claim(
+                campaignID: campaignID, variantID: variantID,
+                placement: item["placement"]?.stringValue.map(Placement.init(rawValue:)))
         }
     }
 
     /// Whether the event is of one of `types`.
     func isOne(of types: EventType...) -> Bool {
-        types.contains { $0.rawValue == type }
+        types.contains(type)
     }
 
     /// `An exposure (sequence 12)`: how a message starts.
-    var kind: String { "\(Self.article(type)) \(type) (sequence \(sequence))" }
+    var kind: String { "\(Self.article(type.rawValue)) \(type) (sequence \(sequence))" }
 
     /// `An` before a vowel, `A` otherwise, capitalised: messages start with it.
     static func article(_ word: String) -> String {

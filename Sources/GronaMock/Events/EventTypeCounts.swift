@@ -12,8 +12,8 @@ package struct EventTypeCounts: Sendable, Equatable {
 
     /// The slot of a type as sent: its `EventType`'s, or `invalidSlot`.
     package static func slot(of type: String?) -> Int {
-        guard let type, let known = EventType(rawValue: type) else { return invalidSlot }
-        return EventType.allCases.firstIndex(of: known) ?? invalidSlot
+        guard let type else { return invalidSlot }
+        return EventType.allCases.firstIndex { $0.rawValue == type } ?? invalidSlot
     }
 
     /// The `type` label of a slot.

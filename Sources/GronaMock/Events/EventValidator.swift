@@ -9,11 +9,6 @@ enum EventValidator {
     /// summing nine thousand of them cannot overflow the summary's 64-bit total.
     static let maxTotalMinor: Int64 = 1_000_000_000_000_000
 
-    /// The event types' names, in the contract's order, for messages.
-    static let types = EventType.allCases.map(\.rawValue)
-    /// The arms' names, made once rather than for every event.
-    static let arms = Arm.allCases.map(\.rawValue)
-
     /// The envelope's fields every event shares.
     struct Envelope {
         var workspaceKey: String
@@ -104,12 +99,9 @@ private struct EventCheck {
     mutating func validate(envelope: EventValidator.Envelope, receivedAt: Int64, json: [UInt8]?) -> EventRecord? {
         guard let object = value.objectValue else { return reject("", "an event must be a JSON object") }
         guard let eventID = string(object, "eventID", maxCharacters: 64) else { return nil }
-        guard let type = string(object, "type") else { return nil }
-        guard let eventType = EventType(rawValue: type) else {
-            return reject(
-                "type",
-                "unknown event type \(Quote.text(type)); expected one of \(EventValidator.types.joined(separator: ", "))"
-            )
+        guard let name = string(object, "type") else { return nil }
+        guard let type = EventType.known(name) else {
+            return reject("type", "unknown event type \(Quote.text(name)); expected one of \(EventType.knownNames)")
         }
         // Within the mock's time range, like sentAt and receivedAt, so the skew correction below cannot
         // overflow; a time outside it rejects this one event.
@@ -121,13 +113,13 @@ private struct EventCheck {
         guard rejection == nil else { return nil }
 
         var record = EventRecord(
-            workspaceKey: envelope.workspaceKey, eventID: eventID, type: type, timestamp: timestamp,
+            workspaceKey: envelope.workspaceKey, eventID: eventID, type: type.rawValue, timestamp: timestamp,
             receivedAt: receivedAt,
             correctedTimestamp: EventValidator.correctedTimestamp(
                 timestamp, sentAt: envelope.sentAt, receivedAt: receivedAt),
             installID: envelope.installID, customerID: customerID, sessionID: sessionID, demo: demo,
             configRevision: configRevision, treatments: [], json: json ?? value.serialized())
-        if eventType.isPlacementEvent {
+        if type.isPlacementEvent {
             placementFields(object, type: type, into: &record)
         } else {
             purchaseFields(object, into: &record)
@@ -137,35 +129,32 @@ private struct EventCheck {
 
     // MARK: - Placement events
 
-    private mutating func placementFields(_ object: JSONObject, type: String, into record: inout EventRecord) {
-        guard let placement = oneOf(object, "placement", Vocabulary.placements, what: "placement") else { return }
+    private mutating func placementFields(_ object: JSONObject, type: EventType, into record: inout EventRecord) {
+        guard let placement = oneOf(object, "placement", Placement.self) else { return }
         guard let screen = self.object(object, "screen", missing: "is required ({\"type\": …})") else { return }
-        guard let screenType = oneOf(screen, "type", Vocabulary.screenTypes, what: "screen type", prefix: "screen.")
-        else { return }
+        guard let screenType = oneOf(screen, "type", ScreenType.self, prefix: "screen.") else { return }
         switch screenType {
-        case "product", "category":
+        case .product, .category:
             guard string(screen, "id", prefix: "screen.") != nil else { return }
-        case "other":
+        case .other:
             guard string(screen, "name", prefix: "screen.") != nil else { return }
-        case "order_confirmation":
+        case .orderConfirmation:
             if let treatments = screen["treatments"] {
                 guard let list = treatments.arrayValue,
-                    list.allSatisfy({ $0.stringValue.map(Vocabulary.treatmentTypes.contains) ?? false })
+                    list.allSatisfy({ $0.stringValue.map { TreatmentType.known($0) != nil } ?? false })
                 else {
-                    reject(
-                        "screen.treatments",
-                        "must be a list of treatment types (\(Vocabulary.treatmentTypes.joined(separator: ", ")))")
+                    reject("screen.treatments", "must be a list of treatment types (\(TreatmentType.knownNames))")
                     return
                 }
             }
-        default:
+        case .home, .categories, .search, .cart, .checkout, .unknown:
             break
         }
         guard let visitID = string(object, "visitID"),
             let campaignID = identifier(object, "campaignID"), let variantID = identifier(object, "variantID"),
-            let arm = oneOf(object, "arm", EventValidator.arms, what: "arm")
+            let arm = oneOf(object, "arm", Arm.self)
         else { return }
-        if placement == "cart_line" {
+        if placement == .cartLine {
             guard string(object, "key") != nil else { return }
         } else if let key = object["key"], !key.isNull, key.stringValue == nil {
             reject("key", "must be a string or null, not \(key.described)")
@@ -175,12 +164,12 @@ private struct EventCheck {
             reject("preview", "must be a preview token or a boolean, not \(preview.described)")
             return
         }
-        if type == "action" { action(object) }
-        record.placement = placement
+        if type == .action { action(object) }
+        record.placement = placement.rawValue
         record.visitID = visitID
         record.campaignID = campaignID
         record.variantID = variantID
-        record.arm = arm
+        record.arm = arm.rawValue
     }
 
     /// `action`: `{"kind", "lines", "replacedProductID", "route", "result"}`.
@@ -189,22 +178,16 @@ private struct EventCheck {
             let action = self.object(
                 object, "action", missing: "is required on an action event ({\"kind\": …, \"result\": …})")
         else { return }
-        guard
-            let kind = oneOf(
-                action, "kind", ["add", "add_all", "replace", "navigate"], what: "action kind", prefix: "action.")
+        guard let kind = oneOf(action, "kind", ActionKind.self, prefix: "action."),
+            oneOf(action, "result", ActionResult.self, prefix: "action.") != nil
         else { return }
-        guard
-            oneOf(action, "result", ["accepted", "partial", "rejected"], what: "action result", prefix: "action.")
-                != nil
-        else { return }
-        if kind == "navigate" {
+        if kind == .navigate {
             guard
                 let route = self.object(
                     action, "route", prefix: "action.", missing: "is required for navigate ({\"type\": …})"),
-                let routeType = oneOf(route, "type", Vocabulary.routeTypes, what: "route type", prefix: "action.route.")
+                let routeType = oneOf(route, "type", RouteType.self, prefix: "action.route.")
             else { return }
-            // Routes to a product or a category name it (contract §4, Actions).
-            if routeType == "product" || routeType == "category" { _ = string(route, "id", prefix: "action.route.") }
+            if routeType.takesID { _ = string(route, "id", prefix: "action.route.") }
             return
         }
         guard
@@ -226,7 +209,7 @@ private struct EventCheck {
                 integer(line, "quantity", in: 1...1000, prefix: prefix) != nil
             else { return }
         }
-        if kind == "replace" { _ = string(action, "replacedProductID", prefix: "action.") }
+        if kind == .replace { _ = string(action, "replacedProductID", prefix: "action.") }
     }
 
     // MARK: - Purchases
@@ -263,13 +246,13 @@ private struct EventCheck {
             }
             guard let campaignID = identifier(treatment, "campaignID", prefix: prefix),
                 let variantID = identifier(treatment, "variantID", prefix: prefix),
-                let placement = oneOf(treatment, "placement", Vocabulary.placements, what: "placement", prefix: prefix),
-                let type = oneOf(treatment, "type", Vocabulary.treatmentTypes, what: "treatment type", prefix: prefix),
+                let placement = oneOf(treatment, "placement", Placement.self, prefix: prefix),
+                let type = oneOf(treatment, "type", TreatmentType.self, prefix: prefix),
                 let valueMilli = integer(treatment, "valueMilli", in: 0...Int64.max, prefix: prefix)
             else { return }
             record.treatments.append(
                 ClaimedTreatment(
-                    campaignID: campaignID, variantID: variantID, placement: placement, type: type,
+                    campaignID: campaignID, variantID: variantID, placement: placement.rawValue, type: type.rawValue,
                     valueMilli: valueMilli))
         }
         record.totalMinor = total
@@ -361,13 +344,14 @@ private struct EventCheck {
         return text
     }
 
-    private mutating func oneOf(
-        _ object: JSONObject, _ key: String, _ allowed: [String], what: String, prefix: String = ""
-    ) -> String? {
+    /// A required member naming a known case of `vocabulary`; any other name rejects the event.
+    private mutating func oneOf<Name: Vocabulary>(
+        _ object: JSONObject, _ key: String, _ vocabulary: Name.Type, prefix: String = ""
+    ) -> Name? {
         guard let text = string(object, key, prefix: prefix) else { return nil }
-        guard allowed.contains(text) else {
-            return reject(prefix + key, "unknown \(what) \(Quote.text(text))")
+        guard let name = Name.known(text) else {
+            return reject(prefix + key, "unknown \(Name.noun) \(Quote.text(text))")
         }
-        return text
+        return name
     }
 }

@@ -45,8 +45,7 @@ extension ViolationsChecker {
     /// `shown_in_control_or_holdout`: nothing is shown in control or holdout (contract §5), so nothing is
     /// exposed or served there.
     mutating func checkArm(_ event: CheckedEvent) {
-        guard event.isOne(of: .exposure, .served), let arm = event.arm, Arm(rawValue: arm)?.showsNothing == true
-        else { return }
+        guard event.isOne(of: .exposure, .served), let arm = event.arm, arm.showsNothing else { return }
         report(
             .shownInControlOrHoldout, event,
             "\(event.kind) in the \(arm) arm, where nothing is shown.")
@@ -92,11 +91,9 @@ extension ViolationsChecker {
             return
         }
         let unit: String
-        let unitKind: String
         switch campaign.assignmentUnit {
         case .install:
             unit = event.installID
-            unitKind = "install"
         case .customer:
             guard let customerID = event.customerID else {
                 report(
@@ -106,20 +103,22 @@ extension ViolationsChecker {
                 return
             }
             unit = customerID
-            unitKind = "customer"
+        case .unknown:
+            return  // never: the validator gives a campaign with a wrong unit an inert one
         }
         // Only a violation's message names the unit: quoting it for every event was a tenth of a scan.
-        var unitName: String { "\(unitKind) \(Quote.text(unit))" }
-        let arm = event.arm ?? ""
+        var unitName: String { "\(campaign.assignmentUnit) \(Quote.text(unit))" }
+        let arm = event.arm
+        var armName: String { arm?.rawValue ?? "" }
         if assignments.isHeldOut(unit, by: workspace.holdout) {
-            if arm != Arm.holdout.rawValue {
+            if arm != .holdout {
                 report(
                     .wrongAssignment, event,
-                    "\(event.kind) in the \(arm) arm, but \(unitName) is in the holdout.")
+                    "\(event.kind) in the \(armName) arm, but \(unitName) is in the holdout.")
             }
             return
         }
-        if arm == Arm.holdout.rawValue {
+        if arm == .holdout {
             report(
                 .wrongAssignment, event,
                 "\(event.kind) in the holdout arm, but \(unitName) is not in the holdout.")
@@ -131,10 +130,10 @@ extension ViolationsChecker {
                 .wrongAssignment, event,
                 "\(event.kind) for variant \(Quote.text(variant.id)), but assignment gives "
                     + "\(unitName) variant \(Quote.text(assigned.id)) of campaign \(Quote.text(campaign.id)).")
-        } else if arm != (variant.isControl ? Arm.control : Arm.treatment).rawValue {
+        } else if arm != (variant.isControl ? .control : .treatment) {
             report(
                 .wrongAssignment, event,
-                "\(event.kind) in the \(arm) arm, but variant \(Quote.text(variant.id)) is "
+                "\(event.kind) in the \(armName) arm, but variant \(Quote.text(variant.id)) is "
                     + (variant.isControl ? "a control." : "a treatment."))
         }
     }
@@ -142,7 +141,7 @@ extension ViolationsChecker {
     /// `offer_without_grant`: an offer renders only with a grant issued for its campaign and variant
     /// (contract, SDK's side).
     mutating func checkGrant(_ event: CheckedEvent, _ campaign: Campaign, _ variant: Variant) {
-        guard event.isOne(of: .exposure, .served), variant.componentType == "offer" else { return }
+        guard event.isOne(of: .exposure, .served), variant.componentType == .offer else { return }
         requireGrant(
             event, campaign.id, variant.id,
             subject: "\(event.kind) of offer \(Quote.text(campaign.id))/\(Quote.text(variant.id))")

@@ -3,9 +3,13 @@
 /// (actions and dismissals, and the visits that have a `served`, whatever order the events arrived in).
 /// `collect` takes each event; `violations()` decides at the end.
 struct VisitLedger {
-    /// The types the SDK logs at most once per visit.
-    static let onceOnlyTypes: Set<String> = Set(
-        [EventType.eligible, .anchorVisible, .exposure, .served].map(\.rawValue))
+    /// Whether the SDK logs events of `type` at most once per visit.
+    static func isOnceOnly(_ type: EventType) -> Bool {
+        switch type {
+        case .eligible, .anchorVisible, .exposure, .served: true
+        case .action, .dismiss, .purchase, .unknown: false
+        }
+    }
 
     /// `repeated_in_visit`: each visit's once-only events, by what makes them the same, in first-seen order
     /// (`groups`), found by their key (`onceOnly`, the group's position).
@@ -13,13 +17,13 @@ struct VisitLedger {
     private var groups: [(key: VisitEventKey, refs: [EventRef])] = []
     /// `action_without_served`: visits that have a `served`, and the actions and dismissals to look up in them.
     private var servedVisits: Set<VisitKey> = []
-    private var actions: [(VisitKey, EventRef, String)] = []
+    private var actions: [(VisitKey, EventRef, EventType)] = []
 
     mutating func collect(_ event: CheckedEvent, campaignID: String) {
         guard let visitID = event.visitID, let placement = event.placement else { return }
         let visit = VisitKey(installID: event.installID, visitID: visitID, placement: placement, campaignID: campaignID)
         let ref = EventRef(sequence: event.sequence, eventID: event.eventID)
-        if Self.onceOnlyTypes.contains(event.type) {
+        if Self.isOnceOnly(event.type) {
             let key = VisitEventKey(visit: visit, screen: event.screen, key: event.key, type: event.type)
             if let position = onceOnly[key] {
                 groups[position].refs.append(ref)
@@ -60,7 +64,7 @@ struct VisitLedger {
                 Violation(
                     rule: .actionWithoutServed, events: [ref.sequence], eventIDs: [ref.eventID],
                     message:
-                        "\(CheckedEvent.article(type)) \(type) (sequence \(ref.sequence)) for campaign "
+                        "\(CheckedEvent.article(type.rawValue)) \(type) (sequence \(ref.sequence)) for campaign "
                         + "\(Quote.text(visit.campaignID)) in visit \(Quote.text(visit.visitID)) on "
                         + "\(visit.placement), which has no served event."))
         }
@@ -78,7 +82,7 @@ private struct EventRef {
 private struct VisitKey: Hashable {
     var installID: String
     var visitID: String
-    var placement: String
+    var placement: Placement
     var campaignID: String
 }
 
@@ -87,5 +91,5 @@ private struct VisitEventKey: Hashable {
     var visit: VisitKey
     var screen: String
     var key: String?
-    var type: String
+    var type: EventType
 }

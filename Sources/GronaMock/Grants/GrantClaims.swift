@@ -26,7 +26,7 @@ package struct GrantClaims: Sendable, Equatable {
             "exp": .number(JSONNumber(expiresAt)), "campaignID": .string(campaignID), "variantID": .string(variantID),
             "placement": .string(placement),
             "treatment": .object([
-                "type": .string(treatment.type), "valueMilli": .number(JSONNumber(treatment.valueMilli)),
+                "type": .string(treatment.type.rawValue), "valueMilli": .number(JSONNumber(treatment.valueMilli)),
             ]),
             "demo": .bool(demo),
         ]
@@ -47,7 +47,8 @@ package struct GrantClaims: Sendable, Equatable {
         self.init(
             issuer: issuer, audience: audience, subject: subject, grantID: grantID, issuedAt: issuedAt,
             notBefore: notBefore, expiresAt: expiresAt, campaignID: campaignID, variantID: variantID,
-            placement: placement, treatment: Treatment(type: type, valueMilli: valueMilli), demo: demo)
+            placement: placement, treatment: Treatment(type: TreatmentType(rawValue: type), valueMilli: valueMilli),
+            demo: demo)
     }
 
     package init(

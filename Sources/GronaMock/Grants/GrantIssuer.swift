@@ -24,7 +24,8 @@ package enum GrantIssuer {
                     workspace: workspace.key, customer: customerID, campaign: campaign.id,
                     variant: variant.id, window: notBefore),
                 issuedAt: now, notBefore: notBefore, expiresAt: notBefore + ttl, campaignID: campaign.id,
-                variantID: variant.id, placement: campaign.placement, treatment: treatment, demo: workspace.demoMode)
+                variantID: variant.id, placement: campaign.placement.rawValue, treatment: treatment,
+                demo: workspace.demoMode)
         }
     }
 

@@ -18,10 +18,9 @@ struct CampaignValidator {
             problems.identifierError(path.appending("id"), .campaignID, id)
         }
         _ = problems.string(object["name"], at: path.appending("name"), required: false, nonEmpty: false)
-        let status = problems.oneOf(object["status"], at: path.appending("status"), ["live", "killed"], what: "status")
+        let status = problems.oneOf(object["status"], at: path.appending("status"), Campaign.Status.self)
         let priority = problems.integer(object["priority"], at: path.appending("priority"))
-        let placement = problems.oneOf(
-            object["placement"], at: path.appending("placement"), Vocabulary.placements, what: "placement")
+        let placement = problems.oneOf(object["placement"], at: path.appending("placement"), Placement.self)
         let assignment = readAssignment(object["assignment"], at: path.appending("assignment"))
         let (startsAt, endsAt) = readSchedule(object["schedule"], at: path.appending("schedule"))
         if let targeting = object["targeting"] {
@@ -39,8 +38,9 @@ struct CampaignValidator {
         // references to it do not report a second, false problem. Unknown parts take inert values.
         guard let id else { return nil }
         return Campaign(
-            id: id, status: status.flatMap(Campaign.Status.init(rawValue:)) ?? .killed, priority: priority ?? 0,
-            placement: placement ?? "", assignmentUnit: assignment?.unit ?? .customer, salt: assignment?.salt ?? "",
+            id: id, status: status ?? .killed, priority: priority ?? 0,
+            placement: placement ?? .unknown(""), assignmentUnit: assignment?.unit ?? .customer,
+            salt: assignment?.salt ?? "",
             startsAt: startsAt, endsAt: endsAt, variants: variants)
     }
 
@@ -49,11 +49,10 @@ struct CampaignValidator {
     ) -> (unit: Campaign.AssignmentUnit, salt: String)? {
         guard let object = problems.object(value, at: path) else { return nil }
         problems.unknownMembers(of: object, at: path, known: ["unit", "salt"])
-        let unit = problems.oneOf(
-            object["unit"], at: path.appending("unit"), ["install", "customer"], what: "assignment unit")
+        let unit = problems.oneOf(object["unit"], at: path.appending("unit"), Campaign.AssignmentUnit.self)
         let salt = problems.string(object["salt"], at: path.appending("salt"))
-        guard let unit, let salt, let parsed = Campaign.AssignmentUnit(rawValue: unit) else { return nil }
-        return (parsed, salt)
+        guard let unit, let salt else { return nil }
+        return (unit, salt)
     }
 
     private mutating func readSchedule(_ value: JSONValue?, at path: JSONPath) -> (Int64?, Int64?) {
@@ -81,7 +80,7 @@ struct CampaignValidator {
         return seconds
     }
 
-    private mutating func readVariants(_ value: JSONValue?, at path: JSONPath, placement: String?) -> [Variant] {
+    private mutating func readVariants(_ value: JSONValue?, at path: JSONPath, placement: Placement?) -> [Variant] {
         guard let list = problems.array(value, at: path, nonEmpty: true) else { return [] }
         var variants: [Variant] = []
         var total: Int64 = 0
@@ -119,7 +118,7 @@ struct CampaignValidator {
     }
 
     /// A variant is a control, or carries exactly one of `component` and `decision`.
-    private mutating func readContent(_ object: JSONObject, at path: JSONPath, placement: String?) -> Variant? {
+    private mutating func readContent(_ object: JSONObject, at path: JSONPath, placement: Placement?) -> Variant? {
         let controlFlag = problems.bool(object["control"], at: path.appending("control"), required: false)
         if object["control"] != nil && controlFlag == nil { return nil }  // reported; anything more would guess
         let control = controlFlag ?? false
@@ -142,7 +141,7 @@ struct CampaignValidator {
             var content = ContentValidator(problems: problems, imageHosts: imageHosts)
             let result = content.component(component, at: path.appending("component"))
             problems = content.problems
-            if placement == "cart_line" {
+            if placement == .cartLine {
                 problems.error(path.appending("component"), "cart_line carries only substitute decisions")
             }
             variant.componentType = result?.type
@@ -153,12 +152,12 @@ struct CampaignValidator {
             let type = content.decision(decision, at: path.appending("decision"))
             problems = content.problems
             if let type {
-                if type == "substitute" && placement != nil && placement != "cart_line" {
+                if type == .substitute && placement != nil && placement != .cartLine {
                     problems.error(path.appending("decision").appending("type"), "substitute appears only on cart_line")
-                } else if type != "substitute" && placement == "cart_line" {
+                } else if type != .substitute && placement == .cartLine {
                     problems.error(
                         path.appending("decision").appending("type"),
-                        "cart_line carries only substitute decisions, not \(Quote.text(type))")
+                        "cart_line carries only substitute decisions, not \(Quote.text(type.rawValue))")
                 }
             }
             variant.decisionType = type

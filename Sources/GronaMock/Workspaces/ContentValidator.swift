@@ -10,15 +10,14 @@ struct ContentValidator {
     // MARK: - Components
 
     /// The component's type and, for an offer, its treatment; nil when it cannot be used.
-    mutating func component(_ value: JSONValue, at path: JSONPath) -> (type: String, treatment: Treatment?)? {
+    mutating func component(_ value: JSONValue, at path: JSONPath) -> (type: ComponentType, treatment: Treatment?)? {
         guard let object = problems.object(value, at: path) else { return nil }
-        guard
-            let type = problems.oneOf(
-                object["type"], at: path.appending("type"), Vocabulary.componentTypes, what: "component type")
-        else { return nil }
+        guard let type = problems.oneOf(object["type"], at: path.appending("type"), ComponentType.self) else {
+            return nil
+        }
         var treatment: Treatment?
         switch type {
-        case "banner":
+        case .banner:
             problems.unknownMembers(of: object, at: path, known: ["type", "title", "body", "image", "cta"])
             text(object, "title", at: path)
             text(object, "body", at: path, required: false)
@@ -29,25 +28,26 @@ struct ContentValidator {
                 text(cta, "label", at: ctaPath)
                 action(cta["action"], at: ctaPath.appending("action"))
             }
-        case "progress":
+        case .progress:
             problems.unknownMembers(
                 of: object, at: path, known: ["type", "title", "thresholdMinor", "remainingText", "reachedText"])
             positive(object["thresholdMinor"], at: path.appending("thresholdMinor"))
             text(object, "title", at: path, required: false)
             text(object, "remainingText", at: path)
             text(object, "reachedText", at: path)
-        case "offer":
+        case .offer:
             problems.unknownMembers(of: object, at: path, known: ["type", "title", "body", "treatment"])
             text(object, "title", at: path)
             text(object, "body", at: path, required: false)
             treatment = self.treatment(object["treatment"], at: path.appending("treatment"))
             if treatment == nil { return nil }
-        default:  // message
+        case .message:
             problems.unknownMembers(of: object, at: path, known: ["type", "title", "body", "tone"])
             text(object, "title", at: path, required: false)
             text(object, "body", at: path)
-            _ = problems.oneOf(
-                object["tone"], at: path.appending("tone"), Vocabulary.tones, what: "tone", required: false)
+            _ = problems.oneOf(object["tone"], at: path.appending("tone"), Tone.self, required: false)
+        case .unknown:
+            return nil  // never: `oneOf` answers known types only
         }
         return (type, treatment)
     }
@@ -55,18 +55,17 @@ struct ContentValidator {
     private mutating func treatment(_ value: JSONValue?, at path: JSONPath) -> Treatment? {
         guard let object = problems.object(value, at: path) else { return nil }
         problems.unknownMembers(of: object, at: path, known: ["type", "valueMilli"])
-        let type = problems.oneOf(
-            object["type"], at: path.appending("type"), Vocabulary.treatmentTypes, what: "treatment type")
+        let type = problems.oneOf(object["type"], at: path.appending("type"), TreatmentType.self)
         let valuePath = path.appending("valueMilli")
         var value = problems.integer(object["valueMilli"], at: valuePath)
         switch (type, value) {
-        case ("percent_off", let milli?) where !(1...100_000).contains(milli):
+        case (.percentOff?, let milli?) where !(1...100_000).contains(milli):
             problems.error(valuePath, "must be from 1 to 100000 for percent_off (0.001 % to 100 %), not \(milli)")
             value = nil
-        case ("amount_off", let milli?) where milli < 1:
+        case (.amountOff?, let milli?) where milli < 1:
             problems.error(valuePath, "must be greater than 0 for amount_off, not \(milli)")
             value = nil
-        case ("free_delivery", let milli?) where milli != 0:
+        case (.freeDelivery?, let milli?) where milli != 0:
             problems.error(valuePath, "must be 0 for free_delivery, not \(milli)")
             value = nil
         default:
@@ -138,11 +137,8 @@ struct ContentValidator {
     /// `add` with lines, or `navigate` with a route.
     private mutating func action(_ value: JSONValue?, at path: JSONPath) {
         guard let object = problems.object(value, at: path) else { return }
-        guard
-            let type = problems.oneOf(
-                object["type"], at: path.appending("type"), ["add", "navigate"], what: "action type")
-        else { return }
-        if type == "add" {
+        guard let type = problems.oneOf(object["type"], at: path.appending("type"), ActionType.self) else { return }
+        if type == .add {
             problems.unknownMembers(of: object, at: path, known: ["type", "lines"])
             let linesPath = path.appending("lines")
             for (index, item) in (problems.array(object["lines"], at: linesPath, nonEmpty: true) ?? []).enumerated() {
@@ -158,11 +154,10 @@ struct ContentValidator {
         let routePath = path.appending("route")
         guard let route = problems.object(object["route"], at: routePath) else { return }
         problems.unknownMembers(of: route, at: routePath, known: ["type", "id"])
-        guard
-            let routeType = problems.oneOf(
-                route["type"], at: routePath.appending("type"), Vocabulary.routeTypes, what: "route type")
-        else { return }
-        if routeType == "product" || routeType == "category" {
+        guard let routeType = problems.oneOf(route["type"], at: routePath.appending("type"), RouteType.self) else {
+            return
+        }
+        if routeType.takesID {
             text(route, "id", at: routePath)
         } else if route["id"] != nil {
             problems.error(routePath.appending("id"), "a \(routeType) route takes no id")
@@ -171,22 +166,23 @@ struct ContentValidator {
 
     // MARK: - Decisions
 
-    /// The decision's type; nil when it cannot be used. A type from a newer SDK is a warning.
-    mutating func decision(_ value: JSONValue, at path: JSONPath) -> String? {
+    /// The decision's type; nil when it cannot be used. A type from a newer SDK is a warning, and is kept.
+    mutating func decision(_ value: JSONValue, at path: JSONPath) -> DecisionType? {
         guard let object = problems.object(value, at: path) else { return nil }
-        guard let type = problems.string(object["type"], at: path.appending("type")) else { return nil }
+        guard let name = problems.string(object["type"], at: path.appending("type")) else { return nil }
+        let type = DecisionType(rawValue: name)
         let copy = ["title", "subtitle", "badge", "ctaLabel"]
-        guard Vocabulary.decisionTypes.contains(type) else {
-            guard Identifiers.isSnakeCase(type) else {
+        if case .unknown = type {
+            guard Identifiers.isSnakeCase(name) else {
                 problems.error(
                     path.appending("type"),
-                    "\(Quote.text(type)) is not a decision type: rail, bundle, product_card, substitute, "
+                    "\(Quote.text(name)) is not a decision type: \(DecisionType.knownNames), "
                         + "or a newer SDK's type in snake_case")
                 return nil
             }
             problems.warning(
                 path.appending("type"),
-                "\"\(type)\" is not a decision type this SDK knows (rail, bundle, product_card, substitute); "
+                "\"\(name)\" is not a decision type this SDK knows (\(DecisionType.knownNames)); "
                     + "older SDKs show no decision")
             // A newer SDK may add fields, so none is unknown here; the shared ones keep their shapes.
             for field in copy { text(object, field, at: path, required: false) }
@@ -196,10 +192,10 @@ struct ContentValidator {
         }
         problems.unknownMembers(
             of: object, at: path,
-            known: Set(copy + ["type", "extras", type == "substitute" ? "substitutes" : "products"]))
+            known: Set(copy + ["type", "extras", type == .substitute ? "substitutes" : "products"]))
         for field in copy { text(object, field, at: path, required: false) }
         extras(object["extras"], at: path.appending("extras"))
-        if type == "substitute" {
+        if type == .substitute {
             let substitutesPath = path.appending("substitutes")
             guard let substitutes = problems.object(object["substitutes"], at: substitutesPath) else { return nil }
             if substitutes.isEmpty { problems.error(substitutesPath, "must name at least one out-of-stock product") }

@@ -11,26 +11,30 @@ struct TargetingValidator {
     private enum FieldKind {
         case screenType, text, treatments, integer, productIDs, boolean
 
-        var operators: [String] {
+        /// In the order messages list them.
+        var operators: [TargetingOperator] {
             switch self {
-            case .screenType: ["eq", "neq", "in", "not_in", "exists"]
-            case .text: ["eq", "neq", "in", "not_in", "contains", "exists"]
-            case .treatments, .productIDs: ["contains", "exists"]
-            case .integer: ["eq", "neq", "gt", "gte", "lt", "lte", "in", "not_in", "exists"]
-            case .boolean: ["eq", "neq", "exists"]
+            case .screenType: [.eq, .neq, .in, .notIn, .exists]
+            case .text: [.eq, .neq, .in, .notIn, .contains, .exists]
+            case .treatments, .productIDs: [.contains, .exists]
+            case .integer: [.eq, .neq, .gt, .gte, .lt, .lte, .in, .notIn, .exists]
+            case .boolean: [.eq, .neq, .exists]
             }
         }
     }
 
-    private static let fields: [String: FieldKind] = [
-        "screen.type": .screenType, "screen.product": .text, "screen.category": .text, "screen.name": .text,
-        "screen.treatments": .treatments, "basket.totalMinor": .integer, "basket.lineCount": .integer,
-        "basket.productIDs": .productIDs, "customer.identified": .boolean,
-    ]
-    private static let fieldNames = [
-        "screen.type", "screen.product", "screen.category", "screen.name", "screen.treatments", "basket.totalMinor",
-        "basket.lineCount", "basket.productIDs", "customer.identified",
-    ]
+    /// What `field` holds; nil for a field this version does not know.
+    private static func kind(of field: TargetingField) -> FieldKind? {
+        switch field {
+        case .screenType: .screenType
+        case .screenProduct, .screenCategory, .screenName: .text
+        case .screenTreatments: .treatments
+        case .basketTotalMinor, .basketLineCount: .integer
+        case .basketProductIDs: .productIDs
+        case .customerIdentified: .boolean
+        case .unknown: nil
+        }
+    }
 
     mutating func validate(_ value: JSONValue, at path: JSONPath, depth: Int) {
         guard depth <= Self.maximumDepth else {
@@ -67,17 +71,16 @@ struct TargetingValidator {
                 path.appending(member.key),
                 "a condition has only field, op and value; \(Quote.text(member.key)) belongs in a rule of its own")
         }
-        guard let field = problems.oneOf(rule["field"], at: path.appending("field"), Self.fieldNames, what: "field"),
-            let kind = Self.fields[field]
+        guard let field = problems.oneOf(rule["field"], at: path.appending("field"), TargetingField.self),
+            let kind = Self.kind(of: field)
         else {
             _ = problems.string(rule["op"], at: path.appending("op"))
             return
         }
-        guard let op = problems.string(rule["op"], at: path.appending("op")) else { return }
-        guard kind.operators.contains(op) else {
-            problems.error(
-                path.appending("op"),
-                "\(field) does not take \(Quote.text(op)); it takes \(kind.operators.joined(separator: ", "))")
+        guard let name = problems.string(rule["op"], at: path.appending("op")) else { return }
+        guard let op = TargetingOperator.known(name), kind.operators.contains(op) else {
+            let operators = kind.operators.map(\.rawValue).joined(separator: ", ")
+            problems.error(path.appending("op"), "\(field) does not take \(Quote.text(name)); it takes \(operators)")
             return
         }
         let valuePath = path.appending("value")
@@ -86,15 +89,15 @@ struct TargetingValidator {
             return
         }
         switch op {
-        case "exists":
+        case .exists:
             _ = problems.bool(value, at: valuePath)
-        case "in", "not_in":
+        case .in, .notIn:
             for (index, item) in (problems.array(value, at: valuePath, nonEmpty: true) ?? []).enumerated() {
                 scalar(item, kind: kind, at: valuePath.appending(index))
             }
-        case "contains" where kind == .treatments:
-            _ = problems.oneOf(value, at: valuePath, Vocabulary.treatmentTypes, what: "treatment type")
-        case "contains" where kind == .productIDs:
+        case .contains where kind == .treatments:
+            _ = problems.oneOf(value, at: valuePath, TreatmentType.self)
+        case .contains where kind == .productIDs:
             _ = problems.string(value, at: valuePath)
         default:
             scalar(value, kind: kind, at: valuePath)
@@ -105,11 +108,11 @@ struct TargetingValidator {
     private mutating func scalar(_ value: JSONValue, kind: FieldKind, at path: JSONPath) {
         switch kind {
         case .screenType:
-            _ = problems.oneOf(value, at: path, Vocabulary.screenTypes, what: "screen type")
+            _ = problems.oneOf(value, at: path, ScreenType.self)
         case .text, .productIDs:
             _ = problems.string(value, at: path)
         case .treatments:
-            _ = problems.oneOf(value, at: path, Vocabulary.treatmentTypes, what: "treatment type")
+            _ = problems.oneOf(value, at: path, TreatmentType.self)
         case .integer:
             _ = problems.integer(value, at: path)
         case .boolean:

@@ -119,16 +119,16 @@ struct ProblemCollector {
         return text
     }
 
-    /// A string that must be one of `allowed`; the message lists them.
-    mutating func oneOf(
-        _ value: JSONValue?, at path: JSONPath, _ allowed: [String], what: String, required: Bool = true
-    ) -> String? {
+    /// A string that must name a known case of `vocabulary`; the message lists the known names.
+    mutating func oneOf<Name: Vocabulary>(
+        _ value: JSONValue?, at path: JSONPath, _ vocabulary: Name.Type, required: Bool = true
+    ) -> Name? {
         guard let text = string(value, at: path, required: required) else { return nil }
-        guard allowed.contains(text) else {
-            error(path, "unknown \(what) \(Quote.text(text)); expected one of \(allowed.joined(separator: ", "))")
+        guard let name = Name.known(text) else {
+            error(path, "unknown \(Name.noun) \(Quote.text(text)); expected one of \(Name.knownNames)")
             return nil
         }
-        return text
+        return name
     }
 
     mutating func integer(

@@ -32,18 +32,45 @@ package struct Holdout: Sendable, Equatable {
 }
 
 package struct Campaign: Sendable {
-    package enum Status: String, Sendable {
+    /// `status` (contract §4): `killed` is the kill switch.
+    package enum Status: Vocabulary {
         case live, killed
+        case unknown(String)
+
+        package static let allCases: [Status] = [.live, .killed]
+        package static let noun = "status"
+
+        package var rawValue: String {
+            switch self {
+            case .live: "live"
+            case .killed: "killed"
+            case .unknown(let name): name
+            }
+        }
     }
 
-    package enum AssignmentUnit: String, Sendable {
+    /// `assignment.unit` (contract §4): the SDK's install id, or the identified customer's id.
+    package enum AssignmentUnit: Vocabulary {
         case install, customer
+        case unknown(String)
+
+        package static let allCases: [AssignmentUnit] = [.install, .customer]
+        package static let noun = "assignment unit"
+
+        package var rawValue: String {
+            switch self {
+            case .install: "install"
+            case .customer: "customer"
+            case .unknown(let name): name
+            }
+        }
     }
 
     package var id: String
     package var status: Status
     package var priority: Int64
-    package var placement: String
+    /// `unknown("")` when the campaign's placement was not valid (a workspace served deliberately invalid).
+    package var placement: Placement
     package var assignmentUnit: AssignmentUnit
     package var salt: String
     /// Unix seconds; either bound may be open.
@@ -52,7 +79,7 @@ package struct Campaign: Sendable {
     package var variants: [Variant]
 
     package init(
-        id: String, status: Status, priority: Int64, placement: String, assignmentUnit: AssignmentUnit, salt: String,
+        id: String, status: Status, priority: Int64, placement: Placement, assignmentUnit: AssignmentUnit, salt: String,
         startsAt: Int64?, endsAt: Int64?, variants: [Variant]
     ) {
         self.id = id
@@ -76,15 +103,16 @@ package struct Variant: Sendable {
     package var id: String
     package var weight: Int64
     package var isControl: Bool
-    /// The component's type (`banner`, `progress`, `offer`, `message`), if it has one.
-    package var componentType: String?
-    /// The decision's type, if it has one.
-    package var decisionType: String?
+    /// The component's type, if it has one.
+    package var componentType: ComponentType?
+    /// The decision's type, if it has one (perhaps a newer SDK's, kept as written).
+    package var decisionType: DecisionType?
     /// The offer's treatment, for grants.
     package var treatment: Treatment?
 
     package init(
-        id: String, weight: Int64, isControl: Bool, componentType: String? = nil, decisionType: String? = nil,
+        id: String, weight: Int64, isControl: Bool, componentType: ComponentType? = nil,
+        decisionType: DecisionType? = nil,
         treatment: Treatment? = nil
     ) {
         self.id = id
@@ -98,24 +126,11 @@ package struct Variant: Sendable {
 
 /// An offer's treatment (contract §4): `valueMilli` in thousandths (10000 with `percent_off` is 10 %).
 package struct Treatment: Sendable, Equatable {
-    package var type: String
+    package var type: TreatmentType
     package var valueMilli: Int64
 
-    package init(type: String, valueMilli: Int64) {
+    package init(type: TreatmentType, valueMilli: Int64) {
         self.type = type
         self.valueMilli = valueMilli
     }
-}
-
-/// The closed vocabularies of contract §4.
-enum Vocabulary {
-    static let placements = Placement.allCases.map(\.rawValue)
-    static let screenTypes = [
-        "home", "categories", "search", "cart", "checkout", "category", "product", "order_confirmation", "other",
-    ]
-    static let treatmentTypes = ["percent_off", "amount_off", "free_delivery"]
-    static let componentTypes = ["banner", "progress", "offer", "message"]
-    static let decisionTypes = ["rail", "bundle", "product_card", "substitute"]
-    static let routeTypes = ["home", "product", "category", "cart", "checkout", "deals"]
-    static let tones = ["info", "success", "warning"]
 }

@@ -51,3 +51,20 @@ enum ScreenMix {
         return .home
     }
 }
+
+extension ScreenType {
+    /// Where campaigns can appear on this screen of the simulated shop.
+    var placements: [Placement] {
+        switch self {
+        case .home: [.homeTop, .homeFeed]
+        case .categories: [.homeFeed]
+        case .search, .category: [.plpInline]
+        case .product: [.pdpBelowBuy]
+        case .cart: [.cartTop, .cartLine, .cartBelowLines]
+        case .checkout: [.checkoutAbovePay]
+        case .orderConfirmation: [.orderConfirmation]
+        case .other: [.membershipTop]
+        case .unknown: []
+        }
+    }
+}

@@ -51,7 +51,7 @@ package struct EventEncoder: Sendable {
     /// `,{…}`: one placement event, with its leading comma (a batch drops the first).
     package func appendPlacementEvent(
         _ type: EventType, counter: UInt32, frame: VisitFrame, offset: Int64, campaign: FleetCampaign,
-        variant: FleetVariant, arm: Arm, key: [UInt8]?, action: [UInt8]? = nil, result: String? = nil,
+        variant: FleetVariant, arm: Arm, key: [UInt8]?, action: [UInt8]? = nil, result: ActionResult? = nil,
         into out: inout [UInt8]
     ) {
         appendHead(type, counter: counter, frame: frame, offset: offset, into: &out)
@@ -74,7 +74,7 @@ package struct EventEncoder: Sendable {
             out += ",\"action\":".utf8
             out += action
             out += ",\"result\":\"".utf8
-            out += result.utf8
+            out += result.rawValue.utf8
             out += "\"}".utf8
         }
         out.append(UInt8(ascii: "}"))

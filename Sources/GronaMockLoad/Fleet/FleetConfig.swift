@@ -67,12 +67,13 @@ package struct FleetCampaign: Sendable {
     /// Nil for a campaign an install could not run (an unknown placement or unit): it is skipped, as an SDK
     /// skips what it does not understand.
     init?(json: JSONValue) {
-        guard let id = json["id"]?.stringValue, let placement = json["placement"]?.stringValue.flatMap(Placement.init),
-            let unit = json["assignment"]?["unit"]?.stringValue.flatMap(Campaign.AssignmentUnit.init),
+        guard let id = json["id"]?.stringValue, let placement = json["placement"]?.stringValue.flatMap(Placement.known),
+            let unit = json["assignment"]?["unit"]?.stringValue.flatMap(Campaign.AssignmentUnit.known),
             let salt = json["assignment"]?["salt"]?.stringValue
         else { return nil }
+        let status = json["status"]?.stringValue.map(Campaign.Status.init(rawValue:))
         self.init(
-            id: id, isLive: json["status"]?.stringValue == "live", priority: json["priority"]?.int64Value ?? 0,
+            id: id, isLive: status == .live, priority: json["priority"]?.int64Value ?? 0,
             placement: placement, unit: unit, salt: salt, startsAt: json["schedule"]?["startsAt"]?.int64Value,
             endsAt: json["schedule"]?["endsAt"]?.int64Value, targeting: json["targeting"].map(TargetingRule.init),
             variants: (json["variants"]?.arrayValue ?? []).compactMap(FleetVariant.init))

@@ -1,3 +1,4 @@
+import GronaMock
 import GronaMockJSON
 
 /// A campaign's targeting rule (contract §4), read once per configuration and evaluated per visit.
@@ -17,8 +18,8 @@ package indirect enum TargetingRule: Sendable, Equatable {
             return
         }
         if let field = object["field"]?.stringValue {
-            guard let field = TargetingField(rawValue: field), let op = object["op"]?.stringValue,
-                let op = TargetingOperator(rawValue: op), let value = object["value"].flatMap(TargetingValue.init)
+            guard let field = TargetingField.known(field), let op = object["op"]?.stringValue,
+                let op = TargetingOperator.known(op), let value = object["value"].flatMap(TargetingValue.init)
             else {
                 self = .unreadable
                 return
@@ -47,19 +48,6 @@ package indirect enum TargetingRule: Sendable, Equatable {
     }
 }
 
-/// The fields a condition may name (contract §4).
-package enum TargetingField: String, Sendable, CaseIterable {
-    case screenType = "screen.type"
-    case screenProduct = "screen.product"
-    case screenCategory = "screen.category"
-    case screenName = "screen.name"
-    case screenTreatments = "screen.treatments"
-    case basketTotalMinor = "basket.totalMinor"
-    case basketLineCount = "basket.lineCount"
-    case basketProductIDs = "basket.productIDs"
-    case customerIdentified = "customer.identified"
-}
-
 /// A condition's operand, or a field's value on a visit.
 package enum TargetingValue: Sendable, Equatable {
     case text(String)
@@ -83,14 +71,9 @@ package enum TargetingValue: Sendable, Equatable {
     }
 }
 
-/// The operators of contract §4. A field the visit does not have (no product on a home screen) satisfies only
-/// `neq`, `not_in` and `exists false`.
-package enum TargetingOperator: String, Sendable, CaseIterable {
-    case eq, neq
-    case `in` = "in"
-    case notIn = "not_in"
-    case contains, gt, gte, lt, lte, exists
-
+extension TargetingOperator {
+    /// Whether the condition holds for the visit's value of its field. A field the visit does not have (no
+    /// product on a home screen) satisfies only `neq`, `not_in` and `exists false`.
     func holds(_ field: TargetingValue?, _ operand: TargetingValue) -> Bool {
         if case .exists = self {
             guard case .bool(let wanted) = operand else { return false }
@@ -117,7 +100,7 @@ package enum TargetingOperator: String, Sendable, CaseIterable {
             case .lt: return left < right
             default: return left <= right
             }
-        case .exists: return false
+        case .exists, .unknown: return false
         }
     }
 }
@@ -128,13 +111,13 @@ package struct TargetingContext: Sendable {
     /// The product or category id, or the name of an `other` screen.
     package var screenID: String?
     /// Treatment types applied to the order, on `order_confirmation`.
-    package var treatments: [String]
+    package var treatments: [TreatmentType]
     package var basketTotalMinor: Int64
     package var basketProductIDs: [String]
     package var identified: Bool
 
     package init(
-        screen: ScreenType, screenID: String? = nil, treatments: [String] = [], basketTotalMinor: Int64 = 0,
+        screen: ScreenType, screenID: String? = nil, treatments: [TreatmentType] = [], basketTotalMinor: Int64 = 0,
         basketProductIDs: [String] = [], identified: Bool = false
     ) {
         self.screen = screen
@@ -152,11 +135,12 @@ package struct TargetingContext: Sendable {
         case .screenCategory: screen == .category ? screenID.map(TargetingValue.text) : nil
         case .screenName: screen == .other ? screenID.map(TargetingValue.text) : nil
         case .screenTreatments:
-            screen == .orderConfirmation && !treatments.isEmpty ? .list(treatments.map(TargetingValue.text)) : nil
+            screen == .orderConfirmation && !treatments.isEmpty ? .list(treatments.map { .text($0.rawValue) }) : nil
         case .basketTotalMinor: .integer(basketTotalMinor)
         case .basketLineCount: .integer(Int64(basketProductIDs.count))
         case .basketProductIDs: .list(basketProductIDs.map(TargetingValue.text))
         case .customerIdentified: .bool(identified)
+        case .unknown: nil
         }
     }
 }

@@ -65,7 +65,7 @@ struct VisitSimulator {
             let key = placement == .cartLine ? install.basket.first.map { catalogue.products[Int($0)].idJSON } : nil
             if placement == .cartLine && key == nil { continue }
             var offset: Int64 = 0
-            func log(_ type: EventType, action: [UInt8]? = nil, result: String? = nil) {
+            func log(_ type: EventType, action: [UInt8]? = nil, result: ActionResult? = nil) {
                 encoder.appendPlacementEvent(
                     type, counter: install.nextCounter, frame: frame, offset: offset, campaign: campaign,
                     variant: variant, arm: arm, key: key, action: action, result: result, into: &install.pending)
@@ -84,7 +84,7 @@ struct VisitSimulator {
             if variant.content.isOffer { install.servedOffers.append(campaign.id) }
             let roll = random.unit()
             if roll < 0.3, let action = action(of: variant, key: key, install: install) {
-                log(.action, action: action, result: random.chance(0.95) ? "accepted" : "rejected")
+                log(.action, action: action, result: random.chance(0.95) ? .accepted : .rejected)
             } else if roll < 0.5 {
                 log(.dismiss)
             }
@@ -181,7 +181,7 @@ struct VisitSimulator {
             treatments += Array("{\"campaignID\":".utf8) + JSONBytes.quoted(grant.campaignID)
             treatments += Array(",\"variantID\":".utf8) + JSONBytes.quoted(grant.variantID)
             treatments += Array(",\"placement\":".utf8) + JSONBytes.quoted(grant.placement)
-            treatments += Array(",\"type\":".utf8) + JSONBytes.quoted(grant.treatment.type)
+            treatments += Array(",\"type\":".utf8) + JSONBytes.quoted(grant.treatment.type.rawValue)
             treatments += Array(",\"valueMilli\":\(grant.treatment.valueMilli)}".utf8)
         }
         treatments.append(UInt8(ascii: "]"))
@@ -205,7 +205,8 @@ struct VisitSimulator {
             if let name = context.screenID { bytes += Array(",\"name\":".utf8) + JSONBytes.quoted(name) }
         case .orderConfirmation where !context.treatments.isEmpty:
             bytes += Array(",\"treatments\":[".utf8)
-            bytes += Array(context.treatments.map { JSONBytes.quoted($0) }.joined(separator: [UInt8(ascii: ",")]))
+            bytes += Array(
+                context.treatments.map { JSONBytes.quoted($0.rawValue) }.joined(separator: [UInt8(ascii: ",")]))
             bytes.append(UInt8(ascii: "]"))
         default:
             break

@@ -19,7 +19,7 @@ struct AssignmentTests {
     func distribution() {
         let weights: [Int64] = [1000, 2500, 6500]
         let campaign = Campaign(
-            id: "c", status: .live, priority: 0, placement: "home_top", assignmentUnit: .install, salt: "spread-1",
+            id: "c", status: .live, priority: 0, placement: .homeTop, assignmentUnit: .install, salt: "spread-1",
             startsAt: nil, endsAt: nil,
             variants: weights.enumerated().map { Variant(id: "v\($0.offset)", weight: $0.element, isControl: false) })
         var counts: [String: Int] = [:]
@@ -37,7 +37,7 @@ struct AssignmentTests {
     func walkAndHoldout() {
         // cust_123 is in bucket 7938 of "checkout-10-off-1": past 5000 of control, inside ten-off.
         let campaign = Campaign(
-            id: "checkout-10-off", status: .live, priority: 0, placement: "checkout_above_pay",
+            id: "checkout-10-off", status: .live, priority: 0, placement: .checkoutAbovePay,
             assignmentUnit: .customer, salt: "checkout-10-off-1", startsAt: nil, endsAt: nil,
             variants: [
                 Variant(id: "control", weight: 5000, isControl: true),

@@ -59,7 +59,7 @@ struct GrantsEndpointTests {
             #expect(claims.campaignID == "checkout-10-off")
             #expect(claims.variantID == "ten-off")
             #expect(claims.placement == "checkout_above_pay")
-            #expect(claims.treatment == Treatment(type: "percent_off", valueMilli: 10_000))
+            #expect(claims.treatment == Treatment(type: .percentOff, valueMilli: 10_000))
             #expect(claims.demo == false)
             #expect(claims.issuedAt == serverTime)
             #expect(claims.notBefore == serverTime / 3600 * 3600)

@@ -30,7 +30,7 @@ struct WorkspaceValidationTests {
         #expect(workspace.holdout?.salt == "shop-holdout-1")
         #expect(workspace.holdout?.weight == 500)
         let treatment = workspace.campaign("checkout-10-off")?.variants.last?.treatment
-        #expect(treatment?.type == "percent_off")
+        #expect(treatment?.type == .percentOff)
         #expect(treatment?.valueMilli == 10_000)
     }
 
