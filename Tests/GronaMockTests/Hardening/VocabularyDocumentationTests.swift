@@ -1,4 +1,5 @@
 import Foundation
+import GronaMockJSON
 import GronaMock
 import GronaMockTestSupport
 import Testing
