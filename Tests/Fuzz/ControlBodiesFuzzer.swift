@@ -69,14 +69,18 @@ enum ControlFuzz {
     static func faultRule(_ body: [UInt8]) {
         var router = Router()
         let engine = FaultEngine()
-        FaultRoutes.register(on: &router, engine: engine)
+        FaultRoutes.register(on: &router, engine: Fuzz.engine)
+        // The run's one engine keeps its rules: each input starts with none.
+        defer { _ = try? Fuzz.engine.faults.clear() }
         let response = send(router, .post, "/_mock/faults", body)
         let document = try? JSONParser().parse(body)
         let rule = document.flatMap { try? FaultRule.parse($0) }
         switch response.status.code {
         case 201:
             guard let document, let rule else { Fuzz.fail("201 for a rule FaultRule.parse refuses") }
-            Fuzz.require(response.headers["Location"] == "/_mock/faults/fault-1", "Location of the rule")
+            let id = Fuzz.jsonBody(response, "POST /_mock/faults")["id"]?.stringValue ?? ""
+            Fuzz.require(id.hasPrefix("fault-"), "id \(id)")
+            Fuzz.require(response.headers["Location"] == "/_mock/faults/\(id)", "Location of the rule")
             checkListing(Fuzz.jsonBody(response, "POST /_mock/faults"), document: document, rule: rule)
             simulate(rule, in: engine)
         case 400:
@@ -95,14 +99,15 @@ enum ControlFuzz {
         ]
         guard let object = listing.objectValue else { Fuzz.fail("the listing is not an object") }
         Fuzz.require(object.keys.allSatisfy(known.contains), "unknown fields in the listing: \(object.keys)")
-        Fuzz.require(object["id"] == "fault-1", "id \(String(describing: object["id"]))")
         for field in ["endpoint", "workspace", "kind", "count"] {
-            Fuzz.require(object[field] == document[field], "\(field) lists as \(String(describing: object[field]))")
+            Fuzz.require(
+                Fuzz.sameValue(object[field], document[field]),
+                "\(field) lists as \(String(describing: object[field]))")
         }
         Fuzz.require(object["fired"] == 0 && object["seen"] == 0, "a new rule has fired or seen")
-        Fuzz.require(object["remaining"] == (document["count"] ?? .null), "remaining of a new rule")
+        Fuzz.require(Fuzz.sameValue(object["remaining"], document["count"] ?? .null), "remaining of a new rule")
         Fuzz.require(object["probability"] == document["probability"], "probability lists as written")
-        let seed = { (value: JSONValue?) in value?.numberValue.flatMap { UInt64($0.text) } }
+        let seed = { (value: JSONValue?) in value?.numberValue.flatMap { Fuzz.wholeUnsigned($0.text) } }
         Fuzz.require(seed(object["seed"]) == seed(document["seed"]), "seed lists as another number")
         Fuzz.require((object["seed"] == nil) == (document["seed"] == nil), "seed listed or lost")
 
@@ -134,7 +139,8 @@ enum ControlFuzz {
             Fuzz.require(rule.target == .endpoint(only), "\(rule.kind.rawValue) on endpoint \(rule.target.name)")
         }
         if let workspace = rule.workspace {
-            Fuzz.require(Identifiers.isWorkspaceKey(workspace), "workspace \(workspace) is not a workspace key")
+            Fuzz.require(
+                IdentifierKind.workspaceKey.isValid(workspace), "workspace \(workspace) is not a workspace key")
         }
     }
 
@@ -263,8 +269,10 @@ enum ControlFuzz {
 
     static func clock(_ body: [UInt8]) {
         var router = Router()
-        let clock = ServerClock()
-        ClockRoutes.register(on: &router, clock: clock)
+        let clock = Fuzz.engine.clock
+        // The run's one engine keeps its clock: each input starts from the wall clock.
+        clock.reset()
+        ClockRoutes.register(on: &router, engine: Fuzz.engine)
         var integers: [Int64] = []
         for request in body.split(separator: 0, omittingEmptySubsequences: false).prefix(8) {
             clockRequest(Array(request), router: router, clock: clock, integers: &integers)
@@ -353,7 +361,9 @@ enum ControlFuzz {
             for (key, value) in body.members {
                 switch key {
                 case "offsetMs", "advanceMs", "at":
-                    guard case .number(let number) = value, let milliseconds = Int64(number.text) else { return nil }
+                    guard case .number(let number) = value, let milliseconds = Fuzz.wholeNumber(number.text) else {
+                        return nil
+                    }
                     let range = key == "at" ? 0...span : -span...span
                     guard range.contains(milliseconds) else { return nil }
                     if key == "offsetMs" { offset = milliseconds }
@@ -472,7 +482,8 @@ enum ControlFuzz {
             }
         }
         guard let workspace = outcome.workspace else { return }
-        Fuzz.require(Identifiers.isWorkspaceKey(workspace.key), "served as \(workspace.key), not a workspace key")
+        Fuzz.require(
+            IdentifierKind.workspaceKey.isValid(workspace.key), "served as \(workspace.key), not a workspace key")
         if !outcome.hasErrors { checkValid(workspace, document: document, key: key) }
         checkPayload(workspace)
     }
@@ -503,7 +514,7 @@ enum ControlFuzz {
         Fuzz.require(Set(workspace.campaigns.map(\.id)).count == workspace.campaigns.count, "campaign ids repeat")
         for campaign in workspace.campaigns {
             let at = "campaign \(campaign.id)"
-            Fuzz.require(Identifiers.isCampaignID(campaign.id), "\(at): not an id")
+            Fuzz.require(IdentifierKind.campaignID.isValid(campaign.id), "\(at): not an id")
             Fuzz.require(campaign.placement.isKnown, "\(at): placement")
             Fuzz.require(!campaign.salt.isEmpty, "\(at): an empty salt")
             if let startsAt = campaign.startsAt, let endsAt = campaign.endsAt {

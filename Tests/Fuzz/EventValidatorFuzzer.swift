@@ -111,7 +111,8 @@ enum EventsFuzz {
         guard case .object(let app)? = root["app"], string(app["id"]) != nil, string(app["version"]) != nil else {
             return false
         }
-        guard case .number(let sentAt)? = root["sentAt"], let milliseconds = Int64(sentAt.text), milliseconds > 0,
+        guard case .number(let sentAt)? = root["sentAt"], let milliseconds = Fuzz.wholeNumber(sentAt.text),
+            milliseconds > 0,
             milliseconds <= MockTime.range.upperBound
         else { return false }
         guard case .array(let events)? = root["events"] else { return false }
@@ -208,8 +209,8 @@ enum EventsFuzz {
                 record.treatments.count == object["treatments"]?.arrayValue?.count, "\(at): treatments lost")
             for treatment in record.treatments {
                 Fuzz.require(treatment.valueMilli >= 0, "\(at): valueMilli \(treatment.valueMilli)")
-                Fuzz.require(Identifiers.isCampaignID(treatment.campaignID), "\(at): treatment campaignID")
-                Fuzz.require(Identifiers.isCampaignID(treatment.variantID), "\(at): treatment variantID")
+                Fuzz.require(IdentifierKind.campaignID.isValid(treatment.campaignID), "\(at): treatment campaignID")
+                Fuzz.require(IdentifierKind.campaignID.isValid(treatment.variantID), "\(at): treatment variantID")
                 Fuzz.require(Placement.known(treatment.placement) != nil, "\(at): treatment placement")
                 Fuzz.require(TreatmentType.known(treatment.type) != nil, "\(at): treatment type")
             }
@@ -226,7 +227,9 @@ enum EventsFuzz {
             else { Fuzz.fail("\(at): a placement event without its placement fields") }
             Fuzz.require(Placement.known(placement) != nil, "\(at): placement \(placement)")
             Fuzz.require(["treatment", "control", "holdout"].contains(arm), "\(at): arm \(arm)")
-            Fuzz.require(Identifiers.isCampaignID(campaignID) && Identifiers.isCampaignID(variantID), "\(at): ids")
+            Fuzz.require(
+                IdentifierKind.campaignID.isValid(campaignID) && IdentifierKind.campaignID.isValid(variantID),
+                "\(at): ids")
             Fuzz.require(!visitID.isEmpty && object["visitID"] == .string(visitID), "\(at): visitID")
             Fuzz.require(object["placement"] == .string(placement), "\(at): placement differs")
             guard case .object(let screen)? = object["screen"], let screenType = screen["type"]?.stringValue,

@@ -71,6 +71,88 @@ enum Fuzz {
         if !condition { fail(message()) }
     }
 
+    /// One engine for the whole run, with no workspaces, its events in memory: the control routes are adapters
+    /// over it (issue 29), so the targets that put bodies to a route put them to this engine's operations.
+    static let engine: GronaMockEngine = {
+        let empty = "/tmp/grona-fuzz-empty-\(getpid())"
+        mkdir(empty, 0o700)
+        var configuration = GronaMockConfiguration(
+            workspacesDirectory: empty, keysDirectory: empty, storage: .sqlite(path: ":memory:"))
+        configuration.reloadInterval = .seconds(3600)
+        do {
+            return try GronaMockEngine.start(configuration, logger: .silent)
+        } catch {
+            fail("the engine did not start: \(error)")
+        }
+    }()
+
+    /// A JSON number's value when it is a whole number within Int64 (`1041`, `1041.0`, `1.041e3`), read from its
+    /// text independently of `JSONNumber`: the oracle for JSON Schema's integers (issue 28).
+    static func wholeNumber(_ text: String) -> Int64? {
+        guard let (negative, magnitude) = wholeMagnitude(text) else { return nil }
+        if negative { return magnitude <= Int64.min.magnitude ? Int64(truncatingIfNeeded: 0 &- magnitude) : nil }
+        return magnitude <= UInt64(Int64.max) ? Int64(magnitude) : nil
+    }
+
+    /// The same within UInt64 (a negative zero is 0).
+    static func wholeUnsigned(_ text: String) -> UInt64? {
+        guard let (negative, magnitude) = wholeMagnitude(text), !negative || magnitude == 0 else { return nil }
+        return magnitude
+    }
+
+    /// Sign and magnitude of a whole number's text: the digits with the point moved by the exponent, every digit
+    /// after it zero.
+    private static func wholeMagnitude(_ text: String) -> (Bool, UInt64)? {
+        var rest = Substring(text.lowercased())
+        let negative = rest.hasPrefix("-")
+        if negative { rest = rest.dropFirst() }
+        let parts = rest.split(separator: "e", maxSplits: 1, omittingEmptySubsequences: false)
+        var exponent = 0
+        if parts.count == 2 {
+            var digits = parts[1]
+            let negativeExponent = digits.hasPrefix("-")
+            if digits.hasPrefix("-") || digits.hasPrefix("+") { digits = digits.dropFirst() }
+            // Past 4,000 no exponent changes the answer: 20 digits are the most a UInt64 has.
+            exponent = Int(digits.prefix(5)).map { min($0, 4000) } ?? 0
+            if negativeExponent { exponent = -exponent }
+        }
+        let point = parts[0].split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let whole = Array(point[0])
+        let fraction = point.count == 2 ? Array(point[1]) : []
+        let digits = whole + fraction
+        let pointAt = whole.count + exponent
+        guard digits.allSatisfy(\.isNumber) else { return nil }
+        var magnitude: UInt64 = 0
+        for (index, digit) in digits.enumerated() {
+            let value = UInt64(digit.wholeNumberValue ?? 0)
+            if index >= pointAt {
+                guard value == 0 else { return nil }
+                continue
+            }
+            let (times10, overflowed) = magnitude.multipliedReportingOverflow(by: 10)
+            let (sum, carried) = times10.addingReportingOverflow(value)
+            guard !overflowed, !carried else { return nil }
+            magnitude = sum
+        }
+        for _ in digits.count..<max(digits.count, pointAt) where magnitude != 0 {
+            let (times10, overflowed) = magnitude.multipliedReportingOverflow(by: 10)
+            guard !overflowed else { return nil }
+            magnitude = times10
+        }
+        return (negative, magnitude)
+    }
+
+    /// Two JSON values alike, numbers by their whole-number value when both are whole (the listing writes
+    /// `2.0` as `2`).
+    static func sameValue(_ left: JSONValue?, _ right: JSONValue?) -> Bool {
+        if case .number(let a)? = left, case .number(let b)? = right, let x = wholeNumber(a.text),
+            let y = wholeNumber(b.text)
+        {
+            return x == y
+        }
+        return left == right
+    }
+
     /// A trap is how libFuzzer learns of a broken invariant: it then saves the input as `crash-<sha1>`.
     static func fail(_ message: String) -> Never {
         printError("invariant violated: \(message)")

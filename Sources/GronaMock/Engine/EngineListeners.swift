@@ -18,7 +18,7 @@ struct Listeners {
     let shared: any SharedRuntime
 }
 
-extension GronaMockServer {
+extension GronaMockEngine {
     /// Registers the engine's own listeners, before anything is published.
     static func listen(on events: EngineEvents, _ listeners: Listeners) {
         let (kills, waiters, feed, metrics, grants, shared) = (

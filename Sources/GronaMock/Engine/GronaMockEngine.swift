@@ -29,8 +29,13 @@ package final class GronaMockEngine: Sendable {
     let runs: RunState
     /// The run-time state shared with the other instances on the same database (nothing, alone).
     let shared: any SharedRuntime
-    /// The HTTP server's open connections and their limit, for health and the metrics.
-    let connections: Connections
+    /// The HTTP server's open connections and their limit, for health and the metrics (none until a server
+    /// carries the engine: `attach`).
+    private let carrier = Mutex(Connections(open: { 0 }, max: 0))
+    /// Reloads workspace files as they change, and removes expired clones.
+    let watcher: WorkspaceWatcher
+
+    var connections: Connections { carrier.withLock { $0 } }
 
     /// What the engine reads of the server that carries it.
     package struct Connections: Sendable {
@@ -53,7 +58,7 @@ package final class GronaMockEngine: Sendable {
     init(
         registry: WorkspaceRegistry, clock: ServerClock, store: EventStore, faults: FaultEngine, grants: GrantLog,
         kills: ViolationsKillLog, events: EngineEvents, waiters: EventWaiters, viewers: LiveViewers, metrics: Metrics,
-        shared: any SharedRuntime, connections: Connections
+        shared: any SharedRuntime, watcher: WorkspaceWatcher
     ) {
         self.registry = registry
         self.clock = clock
@@ -66,8 +71,13 @@ package final class GronaMockEngine: Sendable {
         self.viewers = viewers
         self.metrics = metrics
         self.shared = shared
-        self.connections = connections
+        self.watcher = watcher
         runs = RunState(events: store, faults: faults, grants: grants)
+    }
+
+    /// Tells the engine how many connections the server carrying it has open, and its limit.
+    package func attach(_ connections: Connections) {
+        carrier.withLock { $0 = connections }
     }
 
     /// Hears the name of each operation as it is called (nil stops). For tests only: an operation calls no

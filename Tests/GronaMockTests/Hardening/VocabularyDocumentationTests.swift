@@ -1,6 +1,6 @@
 import Foundation
-import GronaMockJSON
 import GronaMock
+import GronaMockJSON
 import GronaMockTestSupport
 import Testing
 
