@@ -189,8 +189,11 @@ enum ControlFuzz {
     }
 
     private static func simulate(_ rule: FaultRule, in engine: FaultEngine) {
+        // The same rule twice, so that the second copy's draws and counts are checked beside the first's.
         // Rules in memory (`LocalFaultRules`) are never refused: only a database can fail to take one.
-        guard (try? engine.add(rule)) != nil else { Fuzz.fail("the in-memory rules refused a rule") }
+        for _ in 0..<2 {
+            guard (try? engine.add(rule)) != nil else { Fuzz.fail("the in-memory rules refused a rule") }
+        }
         var model = [ModelRule(rule), ModelRule(rule)]
         let workspaces = [rule.workspace ?? "run-1", "zz-other"]
         for request in 0..<32 {
