@@ -9,7 +9,8 @@ import Darwin
 #endif
 
 /// `grona-mock load`: a simulated SDK fleet against any service that speaks the contract (issue 14).
-/// Exit status: 0 passed, 1 the run could not be made, 2 usage, 98 `--verify` failed, 99 a threshold broke.
+/// Exit status: 0 passed, 1 the run could not be made, 64 usage (sysexits.h, as every command), 98 `--verify`
+/// failed, 99 a threshold broke.
 enum LoadCommand {
     static let specs: [OptionSpec] = [
         .value(
@@ -45,7 +46,7 @@ enum LoadCommand {
         .value("json", "FILE", help: "Write the whole report as JSON (- for stdout)."),
         .value(
             "threshold", "EXPR",
-            help: "Repeatable, k6 style (events.p99<10ms); one not kept exits 99, a malformed one exits 2."),
+            help: "Repeatable, k6 style (events.p99<10ms); one not kept exits 99, a malformed one exits 64."),
         .flag("quiet", help: "No progress line."),
     ]
 
@@ -62,7 +63,7 @@ enum LoadCommand {
         early: the same, for at most 3s, then the report of what ran (exit 130); a second Ctrl-C quits at once.
 
         Durations: 500ms, 10s, 2m, or a number of seconds (up to a day).
-        Exit status: 0 passed; 1 the run could not be made (or --verify could not check it); 2 usage;
+        Exit status: 0 passed; 1 the run could not be made (or --verify could not check it); 64 usage;
         98 --verify found lost, doubled or unacknowledged events, or violations; 99 a threshold broke;
         130 interrupted.
 
@@ -90,7 +91,7 @@ enum LoadCommand {
             if let path = settings.jsonPath, path != "-" { try checkWritable(path) }
         } catch {
             Console.error("grona-mock load: \(error.message)\nRun 'grona-mock load --help' for the options.")
-            return 2
+            return ExitCode.usage.rawValue
         }
         for warning in warnings(for: settings) { Console.error("grona-mock load: warning: \(warning)") }
         let description = self.description(of: settings)
@@ -104,7 +105,7 @@ enum LoadCommand {
             if settings.verify { try RunVerifier.checkAvailable(settings) }
         } catch let error as VerifyUnavailable {
             Console.error("grona-mock load: \(error)")
-            return error.isUsage ? 2 : 1
+            return error.isUsage ? ExitCode.usage.rawValue : 1
         } catch {
             Console.error("grona-mock load: \(error)")
             return 1

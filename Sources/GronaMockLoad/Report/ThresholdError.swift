@@ -1,4 +1,4 @@
-/// Why a `--threshold` expression was refused: a usage error (exit status 2) whose message names the
+/// Why a `--threshold` expression was refused: a usage error (exit status 64) whose message names the
 /// expression, says what is wrong in a sentence a person can act on, and lists the metrics there are.
 package struct ThresholdError: Error, Sendable, Equatable, CustomStringConvertible {
     package enum Problem: Sendable, Equatable {

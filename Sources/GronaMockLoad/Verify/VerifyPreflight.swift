@@ -4,7 +4,7 @@ import GronaMockPlatform
 /// Why `--verify` cannot work against the target, found before the run rather than after it: the whole load
 /// would be made for a check that was never possible.
 package struct VerifyUnavailable: Error, Sendable, CustomStringConvertible {
-    /// A usage error (exit 2): the token, or the target, is wrong for `--verify`. Otherwise the target did not
+    /// A usage error (exit 64): the token, or the target, is wrong for `--verify`. Otherwise the target did not
     /// answer (exit 1, the run could not be made).
     package let isUsage: Bool
     package let description: String

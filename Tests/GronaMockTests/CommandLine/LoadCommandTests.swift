@@ -78,7 +78,7 @@ struct LoadCommandTests {
         let fixture = try MockFixture.standard()
         try fixture.withServer { server in
             let result = try Self.load(server.port, ["--threshold", expression])
-            #expect(result.status == 2)
+            #expect(result.status == 64)
             #expect(result.stderr.contains(expression), "stderr: \(result.stderr)")
             let metrics = try fetch(server.port, "GET /_mock/metrics HTTP/1.1\r\nHost: x\r\n\r\n").text
             #expect(!metrics.contains("route=\"/v1/mobile/workspaces/{workspaceKey}/jwks.json\""))
