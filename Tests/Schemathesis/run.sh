@@ -2,7 +2,11 @@
 # Tests/Schemathesis/run.sh: schemathesis against a grona-mock it starts, on every /v1/mobile and /_mock
 # operation of docs/openapi.yaml, with every check (issue 28). The hooks (integral_hooks.py) write every integer
 # of a generated body as a float of the same value (1041 -> 1041.0): JSON Schema's integer is any number with a
-# zero fractional part, so `positive_data_acceptance` then proves that no integer field refuses one.
+# zero fractional part, and the hooks' own check, `integral_numbers_accepted`, fails any answer that refuses one
+# in grona-mock's words ("must be an integer, not 1041.0"), whatever its status (a 400, or an event rejected in a
+# 200). schemathesis's `positive_data_acceptance` is left out: it reports every 404 for a key the server does not
+# serve and every 409 for one it does (facts of state, not of schemas), and in schemathesis 4.32 the per-operation
+# `expected-statuses` of schemathesis.toml did not reach it.
 #
 # The server runs with an admin token, sent on every request; the grants endpoint gets the committed
 # acme-market secret key instead (its own security scheme). MAX_EXAMPLES (default 25) bounds each operation.
@@ -32,7 +36,7 @@ status=0
 run() {
     local secret="$1" paths="$2"
     SCHEMATHESIS_HOOKS=integral_hooks st run ../../docs/openapi.yaml --url "http://127.0.0.1:$port" \
-        --checks all --max-examples "${MAX_EXAMPLES:-25}" --request-timeout 130 \
+        --checks all --exclude-checks positive_data_acceptance --max-examples "${MAX_EXAMPLES:-25}" --request-timeout 130 \
         --header "Authorization: Bearer $secret" --include-path-regex "$paths" || status=$?
 }
 # The /_mock API (but its fault rules and the live stream, which never ends: schemathesis reads a body whole) and
