@@ -35,7 +35,7 @@ extension ConnectionStateMachine {
     }
 
     /// Why no further request is read.
-    enum Drain: Equatable {
+    enum Drain: Equatable, Sendable {
         /// The last request is read (`Connection: close`, shutdown, the client finished sending).
         case lastRequestRead
         /// A request could not be read; its error answer will end the connection.
@@ -45,7 +45,7 @@ extension ConnectionStateMachine {
     }
 
     /// What becomes of the client's bytes while draining.
-    enum Input: Equatable {
+    enum Input: Equatable, Sendable {
         /// Read and dropped, a bounded number of reads per wake-up.
         case discarding
         /// Not read: the backlog is full (flow control, kept from when the connection was open).
@@ -55,7 +55,7 @@ extension ConnectionStateMachine {
     }
 
     /// How the connection ends once its final answer is written.
-    enum Ending: Equatable {
+    enum Ending: Equatable, Sendable {
         /// A normal close: linger only if the client already sent bytes of a further request.
         case afterResponse
         /// A request could not be read, so the client may still be sending: linger (RFC 9112 §9.6).
@@ -65,7 +65,7 @@ extension ConnectionStateMachine {
     }
 
     /// What an answer does to the connection once it is queued.
-    enum AfterAnswer: Equatable {
+    enum AfterAnswer: Equatable, Sendable {
         case keepOpen
         /// The answer ends the connection (`Connection: close`, HTTP/1.0, shutdown).
         case close
@@ -102,7 +102,7 @@ extension ConnectionStateMachine {
         case close(CloseReason)
     }
 
-    enum CloseReason: Equatable {
+    enum CloseReason: Equatable, Sendable {
         /// The connection was to end and all it owed is written, or nothing remains that could be.
         case finished
         /// The client finished sending with nothing owed to it, or with only an endless stream it no longer reads.
@@ -130,7 +130,7 @@ extension ConnectionStateMachine {
     }
 
     /// What the connection still owes its client, computed from its buffers for each input that decides on it.
-    struct Backlog: Equatable {
+    struct Backlog: Equatable, Sendable {
         /// Requests read whole and not yet queued to be written (with their handlers, or answered out of turn).
         var unanswered = 0
         /// A streamed body being sent; the answers behind it wait for its end.
@@ -138,12 +138,12 @@ extension ConnectionStateMachine {
         /// Bytes queued and not yet written.
         var write: PendingWrite? = nil
 
-        struct Stream: Equatable {
+        struct Stream: Equatable, Sendable {
             /// It ends when its client finishes sending (`HTTPBodyStream.stopsWhenClientCloses`).
             var stopsWhenClientCloses = false
         }
 
-        struct PendingWrite: Equatable {
+        struct PendingWrite: Equatable, Sendable {
             var bytes: Int
             /// When the socket last took bytes, or when the queue was last found empty and filled.
             var lastProgress: UInt64
@@ -154,7 +154,7 @@ extension ConnectionStateMachine {
     }
 
     /// Timeouts and limits of the lifecycle, in monotonic nanoseconds and bytes.
-    struct Limits {
+    struct Limits: Sendable {
         var headerTimeout: Duration
         var bodyTimeout: Duration
         var idleTimeout: Duration
@@ -184,6 +184,11 @@ extension ConnectionStateMachine.Reading {
         }
     }
 }
+
+extension ConnectionStateMachine.State: Sendable where Request: Sendable {}
+extension ConnectionStateMachine.Reading: Sendable where Request: Sendable {}
+extension ConnectionStateMachine.BodyRead: Sendable where Request: Sendable {}
+extension ConnectionStateMachine.Action: Sendable where Request: Sendable {}
 
 extension ConnectionStateMachine.State: Equatable where Request: Equatable {}
 extension ConnectionStateMachine.Reading: Equatable where Request: Equatable {}

@@ -67,8 +67,10 @@ struct ConnectionStateMachine<Request> {
             if holdsRequest() { wanted.insert(.readHangup) }
         case .open, .draining(_, .discarding), .lingering:
             wanted.insert(.read)
-        case .draining(_, .ended), .closed:
+        case .draining(_, .ended):
             break
+        case .closed:
+            return []
         }
         return wanted
     }
