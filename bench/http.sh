@@ -13,6 +13,8 @@
 #                      WARMUP    seconds of unmeasured load before each run (default 2)
 #                      ROUNDS    interleaved rounds (default 5)
 #                      BODY      config (default) or static (a 20 KiB file through --static)
+#                      EVENT_LOOPS  grona-mock's --event-loops (default: its own, one per core); 1 compares
+#                                   one loop with nginx's one worker
 #
 # Exit status: 0 whenever the measurement ran, whether or not the target was met (a benchmark reports, it
 # does not gate); non-zero when something could not be installed, built or started.
@@ -27,6 +29,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 readonly TARGET_RATIO="0.85"
 readonly ROUNDS="${ROUNDS:-5}"
 readonly BODY="${BODY:-config}"
+readonly EVENT_LOOPS="${EVENT_LOOPS:-}"
 readonly BODY_BYTES=20480
 readonly CONNECTIONS=64
 readonly THREADS=1
@@ -134,7 +137,9 @@ EOF
 
 start_grona() {
     # --db: received events go to memory, so the run leaves no SQLite file in the working tree.
-    launch_grona --static "$WORK/www" --db :memory:
+    local loops=()
+    [[ -z "$EVENT_LOOPS" ]] || loops=(--event-loops "$EVENT_LOOPS")
+    launch_grona --static "$WORK/www" --db :memory: "${loops[@]}"
     if [[ "$BODY" == config ]]; then
         GRONA_URL="http://127.0.0.1:$GRONA_PORT/v1/mobile/workspaces/acme-market/config"
     else
@@ -202,7 +207,7 @@ report() {
     local bytes
     bytes="$(wc -c <"$WORK/www/bench.json")"
     echo
-    echo "== results: wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s --latency, $BODY body of $bytes bytes, $ROUNDS interleaved rounds, $(nproc) cores"
+    echo "== results: wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s --latency, $BODY body of $bytes bytes, $ROUNDS interleaved rounds, $(nproc) cores, grona-mock event loops: ${EVENT_LOOPS:-default}"
     printf '%-6s %14s %10s %10s %14s %10s %10s %8s\n' round "nginx req/s" p50 p99 "grona req/s" p50 p99 ratio
     for ((round = 1; round <= ROUNDS; round++)); do
         ng_rps="$(figure nginx "$round" rps)"
@@ -240,6 +245,7 @@ main() {
     generate_body
     [[ "$BODY" == config || "$BODY" == static ]] || die "BODY must be config or static, not $BODY"
     [[ "$ROUNDS" =~ ^[1-9][0-9]?$ ]] || die "ROUNDS must be a whole number from 1 to 99"
+    [[ -z "$EVENT_LOOPS" || "$EVENT_LOOPS" =~ ^[1-9][0-9]{0,2}$ ]] || die "EVENT_LOOPS must be a whole number from 1 to 256"
     start_grona
     capture_config
     launch_nginx "http://127.0.0.1:%s/bench.json"

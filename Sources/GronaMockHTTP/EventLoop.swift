@@ -137,7 +137,7 @@ final class EventLoop: @unchecked Sendable {
             }
             if shuttingDown {
                 if connections.isEmpty || now >= context.shutdownDeadline.load(ordering: .relaxed) {
-                    for connection in Array(connections.values) { connection.close() }
+                    for connection in Array(connections.values) { connection.close(.loopClosed) }
                     // A connection another loop accepted just before shutdown may still be on its way here:
                     // adopt closes it, rather than leaving its descriptor open with no loop.
                     for task in takeTasks() { task() }
@@ -162,7 +162,7 @@ final class EventLoop: @unchecked Sendable {
         default:
             guard let connection = connections[event.token] else { return }
             if event.hangup {
-                connection.close()
+                connection.close(.connectionLost)
                 return
             }
             if event.writable { connection.writable() }
@@ -310,7 +310,7 @@ final class EventLoop: @unchecked Sendable {
         do {
             try poller.modify(connection.fd, token: connection.token, interest: interest)
         } catch {
-            connection.close()
+            connection.close(.loopClosed)
         }
     }
 

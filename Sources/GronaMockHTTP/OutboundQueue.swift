@@ -13,10 +13,14 @@ struct OutboundQueue {
     private var offset = 0
     /// Bytes queued and not yet written, for the read-pause high-water mark.
     private(set) var byteCount = 0
+    /// When the socket last took bytes, or when the empty queue was filled: the write timeout counts from it.
+    private(set) var lastProgress: UInt64 = 0
 
     var isEmpty: Bool { buffers.isEmpty }
 
-    mutating func append(_ bytes: [UInt8]) {
+    /// `now`: the loop's time, which starts the write timeout when the queue was empty.
+    mutating func append(_ bytes: [UInt8], at now: UInt64) {
+        if buffers.isEmpty { lastProgress = now }
         buffers.append(bytes)
         byteCount += bytes.count
     }
@@ -29,7 +33,7 @@ struct OutboundQueue {
 
     /// Writes what the transport takes now; returns how many bytes went (0 when it would block).
     mutating func send(
-        through transport: some ConnectionTransport, scratch: UnsafeMutableRawBufferPointer
+        through transport: some ConnectionTransport, scratch: UnsafeMutableRawBufferPointer, at now: UInt64
     ) throws(SystemError) -> Int {
         var vectors: [iovec] = []
         vectors.reserveCapacity(min(buffers.count, 64))
@@ -37,6 +41,7 @@ struct OutboundQueue {
             try transport.send(&vectors, scratch: scratch)
         }.get()
         consume(sent)
+        if sent > 0 { lastProgress = now }
         return sent
     }
 

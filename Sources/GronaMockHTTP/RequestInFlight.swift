@@ -14,6 +14,15 @@ struct RequestInFlight {
     var responder: HTTPResponder? = nil
 }
 
+/// A request whose head is read and whose body is being read, as the connection's state machine holds it
+/// until the body is whole: then it is dispatched, and its record joins the requests in flight.
+struct RequestAwaitingBody {
+    var head: HTTPRequestHead
+    var match: Router.Match
+    var sequence: UInt64
+    var record: RequestInFlight
+}
+
 /// Carries a loop-confined object through a `@Sendable` closure that only touches it back on its loop.
 struct LoopBound<Value: AnyObject>: @unchecked Sendable {
     let value: Value

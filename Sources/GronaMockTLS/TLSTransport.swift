@@ -8,7 +8,7 @@ import Darwin
 #endif
 
 /// Where a TLS connection is, as one value with explicit transitions (the connection's own lifecycle,
-/// `ConnectionPhase`, sits above it and knows nothing of TLS).
+/// `ConnectionStateMachine`, sits above it and knows nothing of TLS).
 ///
 ///     awaitingFirstByte ──0x16 (a handshake record)──▶ handshaking ──finished──▶ established
 ///            │                                              │                        │
