@@ -107,7 +107,7 @@ public struct HTTPRequestParser: Sendable {
     /// The index of the `\r\n\r\n` that ends the head, searched only as far as the limit allows.
     private mutating func headEnd() -> Int? {
         let limit = min(buffer.count, limits.maxHeadBytes + 4)
-        guard limit >= 4 else { return nil }
+        guard limit >= 4, searchedUpTo <= limit - 4 else { return nil }
         for index in searchedUpTo...(limit - 4)
         where buffer[index] == 0x0D && buffer[index + 1] == 0x0A && buffer[index + 2] == 0x0D
             && buffer[index + 3] == 0x0A
