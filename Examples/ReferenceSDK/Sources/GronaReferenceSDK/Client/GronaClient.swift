@@ -150,8 +150,10 @@ public actor GronaClient {
     /// The device lost or regained its network. Offline the SDK sends nothing and keeps its events; back
     /// online it delivers the backlog once.
     public func setNetwork(online: Bool) async {
-        guard !isClosed else { return }
+        guard !isClosed, online != delivery.isOnline else { return }
         let action = delivery.networkChanged(online: online, nowMs: nowMs)
-        await perform(action, thenFlush: online)
+        guard online else { return }
+        await perform(action, thenFlush: true)
+        if grants.lastFetchFailed, let customerID = grants.customerID { await fetchGrants(for: customerID) }
     }
 }

@@ -5,10 +5,19 @@ public struct GrantBook: Sendable {
     /// Refresh when this little is left before the nearest expiry.
     public static let refreshMarginMs: Int64 = 300_000
 
+    /// Where the last request for this customer's grants stands.
+    public enum Fetch: Sendable, Equatable {
+        /// Not asked yet (no customer, or just identified).
+        case never
+        /// Answered at this SDK time; the verified grants are held.
+        case answered(atMs: Int64)
+        /// Failed at this SDK time (no network, an error status): asked again when the network comes back.
+        case failed(atMs: Int64)
+    }
+
     public private(set) var customerID: String?
     public private(set) var grants: [Grant] = []
-    /// The SDK clock when grants were last asked for, answered or not.
-    public private(set) var lastFetchMs: Int64?
+    public private(set) var fetch: Fetch = .never
 
     public init(customerID: String?) {
         self.customerID = customerID
@@ -19,7 +28,7 @@ public struct GrantBook: Sendable {
         guard customerID != self.customerID else { return false }
         self.customerID = customerID
         if !keepGrants { grants = [] }
-        lastFetchMs = nil
+        fetch = .never
         return true
     }
 
@@ -28,12 +37,18 @@ public struct GrantBook: Sendable {
     public mutating func received(_ verified: [Grant], for customerID: String, atMs nowMs: Int64) {
         guard customerID == self.customerID else { return }
         grants = verified
-        lastFetchMs = nowMs
+        fetch = .answered(atMs: nowMs)
     }
 
-    /// A fetch at `nowMs` that failed: the grants held are kept, and the refresh waits like after an answer.
+    /// A fetch at `nowMs` that failed: the grants held are kept.
     public mutating func fetchFailed(atMs nowMs: Int64) {
-        lastFetchMs = nowMs
+        fetch = .failed(atMs: nowMs)
+    }
+
+    /// Whether the last fetch failed, so that the network coming back should ask again.
+    public var lastFetchFailed: Bool {
+        if case .failed = fetch { return true }
+        return false
     }
 
     /// Drops the grants no longer valid at `nowMs` (past `exp` and its leeway).
@@ -45,7 +60,12 @@ public struct GrantBook: Sendable {
     /// at the last fetch (the platform gave the same window's grant again) is asked for again once it has
     /// expired for good, so the refresh time always moves forward and never repeats at one instant.
     public func refreshDueMs() -> Int64? {
-        guard customerID != nil, let lastFetchMs else { return nil }
+        guard customerID != nil else { return nil }
+        let lastFetchMs: Int64
+        switch fetch {
+        case .never: return nil
+        case .answered(let atMs), .failed(let atMs): lastFetchMs = atMs
+        }
         return grants.map { grant in
             let early = grant.expires * 1000 - Self.refreshMarginMs
             return early > lastFetchMs ? early : grant.expires * 1000 + Grant.leewayMs

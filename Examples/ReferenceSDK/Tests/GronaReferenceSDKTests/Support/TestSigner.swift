@@ -149,7 +149,13 @@ func campaign(
         "placement": .string(placement), "assignment": ["unit": .string(unit), "salt": .string("\(id)-1")],
         "variants": .array(
             variants ?? [
-                ["id": "shown", "weight": 10_000, "component": ["type": "banner", "title": .string("\(id) banner")]]
+                [
+                    "id": "shown", "weight": 10_000,
+                    "component": [
+                        "type": "banner", "title": .string("\(id) banner"),
+                        "cta": ["label": "Go", "action": ["type": "navigate", "route": ["type": "cart"]]],
+                    ],
+                ]
             ]),
     ]
     if let targeting { json = json.with("targeting", targeting) }
