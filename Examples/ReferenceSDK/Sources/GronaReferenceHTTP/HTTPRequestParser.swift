@@ -46,6 +46,9 @@ public struct HTTPRequestParser: Sendable {
 
     public enum Outcome: Sendable {
         case needMore
+        /// The head asked `Expect: 100-continue` (RFC 9110 §10.1.1) and a body is due: the server answers
+        /// `100 Continue` (once), then feeds the body.
+        case continueExpected
         case request(HTTPRequest)
         case failed(HTTPParseError)
     }
@@ -86,7 +89,10 @@ public struct HTTPRequestParser: Sendable {
             let head = Array(buffer[..<end])
             buffer.removeFirst(end + 4)
             switch parseHead(head) {
-            case .success(let (request, length)): state = .body(request, expected: length)
+            case .success(let (request, length)):
+                state = .body(request, expected: length)
+                let expectsContinue = request.header("Expect")?.lowercased() == "100-continue"
+                if expectsContinue, length > 0, buffer.isEmpty { return .continueExpected }
             case .failure(let error): return fail(error)
             }
         }

@@ -94,6 +94,9 @@ public final class HTTPServer: @unchecked Sendable {
             }
             switch parser.feed(bytes) {
             case .needMore: continue
+            case .continueExpected:
+                connection.write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+                continue
             case .failed(let error):
                 response = Self.errorResponse(error.status, error.message)
                 answeredEarly = true

@@ -40,6 +40,20 @@ struct DeliveryMachineTests {
         #expect(Self.ids(machine.timerFired(nowMs: 11_000)) == ["e1", "e2"])
     }
 
+    @Test("with maxAgeMs 0 no event waits")
+    func noWaiting() {
+        var machine = Self.machine(ageMs: 0)
+        #expect(Self.ids(machine.enqueue(Self.event(1))) == ["e1"])
+    }
+
+    @Test("Retry-After: 0 still waits a second, so a server that keeps refusing is not hammered")
+    func retryAfterZero() {
+        var machine = Self.machine()
+        for number in 1...3 { _ = machine.enqueue(Self.event(number)) }
+        _ = machine.responded(DeliveryOutcome(status: 503, retryAfter: "0", nowMs: 0), nowMs: 0)
+        #expect(machine.nextDeadlineMs == 1_000)
+    }
+
     @Test("a flush sends what is queued, one batch on the wire at a time")
     func flush() {
         var machine = Self.machine()

@@ -32,6 +32,20 @@ struct HTTPServerTests {
         }
     }
 
+    @Test("Expect: 100-continue gets 100 Continue before the body, then the answer")
+    func expectContinue() throws {
+        try Self.withServer { port in
+            let client = try RawClient(port: port)
+            defer { client.close() }
+            client.send("POST /c HTTP/1.1\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n")
+            #expect(client.readSome() == "HTTP/1.1 100 Continue\r\n\r\n")
+            client.send("body")
+            let response = client.readAll()
+            #expect(response.hasPrefix("HTTP/1.1 200 OK\r\n"))
+            #expect(response.hasSuffix("POST /c 4"))
+        }
+    }
+
     @Test("a body over 1 MiB is answered 413 before it is read, and the server goes on")
     func oversizedBody() throws {
         try Self.withServer { port in

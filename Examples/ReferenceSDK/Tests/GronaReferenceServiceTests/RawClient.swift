@@ -62,6 +62,13 @@ struct RawClient {
 
     func shutdownWrite() { shutdown(descriptor, Int32(SHUT_WR)) }
 
+    /// What one read returns (at least a byte, unless the server closed).
+    func readSome() -> String {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+        return String(decoding: buffer.prefix(max(0, count)), as: UTF8.self)
+    }
+
     /// Everything until the server closes (or 20 s pass).
     func readAll() -> String {
         var received: [UInt8] = []

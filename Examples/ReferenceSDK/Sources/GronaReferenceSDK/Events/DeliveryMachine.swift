@@ -162,7 +162,8 @@ public struct DeliveryMachine: Sendable {
             queue.removeFirst(dropped)
             droppedCount += dropped
         }
-        guard case .idle = state, queue.count >= settings.maxBatchSize else { return .none }
+        // A batch is full, or no event may wait at all (maxAgeMs 0).
+        guard case .idle = state, queue.count >= settings.maxBatchSize || settings.maxAgeMs == 0 else { return .none }
         return startBatch()
     }
 
@@ -200,7 +201,9 @@ public struct DeliveryMachine: Sendable {
             state = .idle
             return queue.count >= settings.maxBatchSize ? startBatch() : .none
         case .retryAfter(let waitMs) where mutation != .ignoreRetryAfter:
-            state = .waiting(Held(batch: batch, untilMs: nowMs + waitMs, failures: failures))
+            // At least a second: "Retry-After: 0" from a server that keeps refusing must not become a busy loop.
+            let wait = max(waitMs, 1_000)
+            state = .waiting(Held(batch: batch, untilMs: nowMs + wait, failures: failures))
         case .retryAfter, .failed:
             let failed = failures + 1
             state = .waiting(Held(batch: batch, untilMs: nowMs + backoffMs(failures: failed), failures: failed))
