@@ -68,6 +68,11 @@ public final class URLSessionTransport: Transport {
             url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
         urlRequest.httpMethod = request.method
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        // A fresh connection for every request. On Linux, URLSession (libcurl underneath) that sends on a reused
+        // connection which the server then closes without an answer does not fail: it waits out the whole
+        // timeout (measured 30 s against grona-mock's `drop` fault; on a fresh connection it fails at once). An
+        // SDK must treat a dropped connection as a failure to retry, promptly.
+        urlRequest.setValue("close", forHTTPHeaderField: "Connection")
         urlRequest.httpBody = request.body.map { Data($0) }
         let result: Result<TransportResponse, TransportError> = await withCheckedContinuation { continuation in
             session.dataTask(with: urlRequest) { data, response, error in
