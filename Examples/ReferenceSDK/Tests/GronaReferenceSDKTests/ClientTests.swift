@@ -83,6 +83,37 @@ struct ClientTests {
         #expect(await client.status().revision == 6)
     }
 
+    @Test(
+        "each configuration mutant adopts the document the reference refuses",
+        arguments: [
+            Mutation.skipSignatureVerification, .acceptAnyKid, .acceptWrongAlgorithm, .dropNextKey, .acceptRollback,
+            .acceptOtherWorkspace,
+        ])
+    func configurationMutants(_ mutation: Mutation) async throws {
+        serve(revision: 5, [campaign("hero")])
+        let stranger = TestSigner()
+        let payload = test.payload(revision: 6, campaigns: [])
+        let document: [UInt8] =
+            switch mutation {
+            case .skipSignatureVerification: test.document(payload, signers: [("cfg-current", stranger)])
+            case .acceptAnyKid: test.document(payload, signers: [("cfg-unknown", stranger)])
+            case .acceptWrongAlgorithm: test.document(payload, alg: "ES512")
+            case .dropNextKey: test.document(payload, signers: [("cfg-next", test.next)])
+            case .acceptRollback: test.document(test.payload(revision: 4, campaigns: []))
+            default: test.document(test.payload(revision: 6, campaigns: [], workspaceKey: "other"))
+            }
+        for (client, adopts) in [
+            (try await client(), mutation == .dropNextKey),
+            (try await client(mutation: mutation), mutation != .dropNextKey),
+        ] {
+            platform.serve(document)
+            await client.foreground()
+            let revision = await client.status().revision
+            #expect((revision != 5) == adopts, "\(mutation): revision \(String(describing: revision))")
+            serve(revision: 5, [campaign("hero")])
+        }
+    }
+
     // MARK: - Kills and other changes
 
     @Test("a kill leaves the screen at once and nothing more is logged for it; other changes wait for the next visit")
@@ -231,6 +262,16 @@ struct ClientTests {
         #expect(platform.batches.count == 1)
         await client.advanceTime(by: 1)
         #expect(platform.batches.map { $0["events"]?.arrayValue?.count } == [3, 1])
+    }
+
+    @Test("no-gzip sends batches uncompressed though gzip is asked for")
+    func noGzip() async throws {
+        serve(revision: 1, [campaign("hero")])
+        let client = try await client(mutation: .noGzip)
+        await client.purchase(orderID: "o", totalMinor: 1, currency: nil, productIDs: [], treatments: [])
+        await client.flush()
+        #expect(platform.requests(to: "/events").map { $0.headers["content-encoding"] } == [nil])
+        #expect(platform.events.count == 1)
     }
 
     // MARK: - Grants

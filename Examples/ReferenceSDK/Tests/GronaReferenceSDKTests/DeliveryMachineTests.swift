@@ -185,6 +185,8 @@ struct DeliveryMachineTests {
         var drops = Self.machine(mutation: .offlineDropsBacklog)
         _ = drops.enqueue(Self.event(1))
         _ = drops.networkChanged(online: false, nowMs: 0)
+        _ = drops.enqueue(Self.event(2))
+        #expect(drops.networkChanged(online: true, nowMs: 0) == .none)
         #expect(drops.pendingCount == 0)
     }
 }

@@ -223,14 +223,14 @@ public struct DeliveryMachine: Sendable {
             case .waiting(let held): state = .offline(held)
             case .offline: return .none
             }
-            if mutation == .offlineDropsBacklog {
-                droppedCount += pendingCount
-                queue.removeAll()
-                state = .offline(nil)
-            }
             return .none
         }
-        guard case .offline(let held) = state else { return .none }
+        guard case .offline(var held) = state else { return .none }
+        if mutation == .offlineDropsBacklog {
+            droppedCount += pendingCount
+            queue.removeAll()
+            held = nil
+        }
         guard let held else {
             state = .idle
             return flush()

@@ -77,7 +77,7 @@ public enum Mutation: String, Sendable, CaseIterable {
         case .noBackoff: "retries a failed batch a millisecond later, not after 1 s doubling to 60 s"
         case .newEventIDsOnRetry: "gives the events of a retried batch new eventIDs"
         case .resendAfter200: "sends a batch once more after it was answered 200"
-        case .offlineDropsBacklog: "drops the queued events when the network goes away"
+        case .offlineDropsBacklog: "drops the events queued while offline when the network comes back"
         case .sentAtFromWallClock: "stamps sentAt from the wall clock, not the SDK's clock"
         case .noGzip: "sends event batches uncompressed even when gzip is asked for"
         case .skipGrantVerification: "keeps grants without checking their signature or claims"
