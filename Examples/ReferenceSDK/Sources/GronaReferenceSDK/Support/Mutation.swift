@@ -72,7 +72,7 @@ public enum Mutation: String, Sendable, CaseIterable {
         case .ignorePreview: "ignores the preview pin"
         case .repeatExposure: "logs exposure every time the anchor becomes visible"
         case .noDemoFlag: "never sets demo on events"
-        case .actionWithoutServed: "logs action and dismiss for placements whose content was never served"
+        case .actionWithoutServed: "logs action and dismiss on a control or holdout slot, where nothing was served"
         case .ignoreRetryAfter: "retries 429 and 503 on its backoff, before Retry-After has passed"
         case .noBackoff: "retries a failed batch a millisecond later, not after 1 s doubling to 60 s"
         case .newEventIDsOnRetry: "gives the events of a retried batch new eventIDs"
