@@ -43,10 +43,15 @@ public struct HTTPResponse: Sendable {
         self.afterSending = afterSending
     }
 
-    /// The bytes on the wire: status line, headers, `Content-Length`, `Connection: close`, body.
+    /// The bytes on the wire: status line, headers, `Content-Length`, `Connection: close`, body. A 204 has
+    /// neither body nor `Content-Length` (RFC 9110 §8.6).
     public var serialized: [UInt8] {
         var head = "HTTP/1.1 \(status) \(Self.reason(status))\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        if status == 204 {
+            head += "Connection: close\r\n\r\n"
+            return Array(head.utf8)
+        }
         head += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
         return Array(head.utf8) + body
     }

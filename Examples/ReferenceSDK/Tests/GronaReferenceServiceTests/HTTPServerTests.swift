@@ -32,6 +32,15 @@ struct HTTPServerTests {
         }
     }
 
+    @Test("a 204 has no body and no Content-Length")
+    func noContent() throws {
+        let server = try HTTPServer(port: 0) { _ in HTTPResponse(status: 204, body: Array("ignored".utf8)) }
+        server.start()
+        defer { server.stop() }
+        let response = try RawClient.exchange(server.port, "DELETE /clients/1 HTTP/1.1\r\n\r\n")
+        #expect(response == "HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n")
+    }
+
     @Test("Expect: 100-continue gets 100 Continue before the body, then the answer")
     func expectContinue() throws {
         try Self.withServer { port in
