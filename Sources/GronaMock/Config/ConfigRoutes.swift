@@ -38,7 +38,14 @@ enum ConfigRoutes {
         if let answer = request.faults?.enter(workspace: entry.workspace.key) { return answer }
         var configuration = entry.configuration
         let fault = request.faults?.fault
-        if let fault { configuration = try ConfigFaults.tampered(configuration, with: fault) }
+        if let fault {
+            let keys = registry.keys
+            configuration = try ConfigFaults.tampered(
+                configuration, with: fault,
+                signers: entry.workspace.configKeyIDs.compactMap { kid in
+                    keys[kid].map { NamedSigningKey(kid: kid, key: $0) }
+                })
+        }
         request.traffic?.note(.configuration(revision: configuration.revision, tampered: fault != nil))
         let gzip = ContentNegotiation.acceptsGzip(request.headers)
         let etag = gzip ? configuration.gzipETag : configuration.etag
