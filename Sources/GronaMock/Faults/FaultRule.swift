@@ -301,5 +301,5 @@ private struct RuleReader {
 
 /// A fault rule that cannot be read: every problem, each naming its field.
 package struct InvalidFaultRule: Error, Equatable {
-    let problems: [String]
+    package let problems: [String]
 }
