@@ -66,6 +66,42 @@ struct RunnerTests {
         }
         """
 
+    /// One flush sends two batches (maxBatchSize 2); a trigger on the first adds a 503 for the next.
+    static let midCommandTrigger = """
+        {
+          "name": "mid-command", "area": "tests", "description": "A trigger's fault meets the very next batch.",
+          "requires": ["configuration", "components", "events"],
+          "workspace": { "config": { "campaigns": [ {
+            "id": "home-hero", "name": "Hero", "status": "live", "priority": 100, "placement": "home_top",
+            "assignment": { "unit": "install", "salt": "s" },
+            "variants": [ { "id": "spring", "weight": 10000, "component": { "type": "banner", "title": "Spring" } } ] } ] } },
+          "client": { "events": { "maxBatchSize": 2 } },
+          "triggers": [
+            { "when": { "request": { "endpoint": "events", "status": 200 } },
+              "do": [ { "engine": "fault", "rule": { "endpoint": "events", "kind": "status", "status": 503, "count": 1 } } ] }
+          ],
+          "steps": [
+            { "command": "visit", "screen": { "type": "home" } },
+            { "command": "render", "placements": [ { "placement": "home_top" } ] },
+            { "command": "anchorVisible", "placement": "home_top" },
+            { "command": "flush" }
+          ],
+          "expect": [
+            { "requests": { "endpoint": "events", "status": 200, "eventCount": 2, "types.0": "eligible" }, "count": 1 },
+            { "requests": { "endpoint": "events", "status": 503, "types.0": "anchor_visible" }, "count": 1,
+              "why": "the fault was in place before the first batch's answer left" },
+            { "requests": { "endpoint": "events" }, "count": 2 }
+          ]
+        }
+        """
+
+    @Test("a trigger's fault takes effect on the SDK's next request, inside the command that fired it")
+    func triggerWithinOneCommand() throws {
+        let report = try ConformanceFixture.run([try ConformanceFixture.scenario(Self.midCommandTrigger)])
+        let lines = report.results.flatMap(ConformanceReport.lines)
+        #expect(report.results.first?.passed == true, "\(lines.joined(separator: "\n"))")
+    }
+
     @Test("a service that does what the catalogue expects passes, built-in scenarios and triggers included")
     func correctServicePasses() throws {
         let scenarios = [

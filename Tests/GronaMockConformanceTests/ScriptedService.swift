@@ -25,6 +25,7 @@ final class ScriptedService: Sendable {
         let installID: String
         let keys: [String: P256PublicKey]
         let pollInterval: Int64
+        let maxBatchSize: Int
         var now: Int64
         var lastPoll: Int64
         var payload: JSONValue?
@@ -93,8 +94,8 @@ final class ScriptedService: Sendable {
         }
         var client = Client(
             mockPort: port, workspaceKey: key, installID: body["installID"]?.stringValue ?? "install",
-            keys: keys, pollInterval: body["configuration"]?["pollIntervalMs"]?.int64Value ?? 60000, now: start,
-            lastPoll: start)
+            keys: keys, pollInterval: body["configuration"]?["pollIntervalMs"]?.int64Value ?? 60000,
+            maxBatchSize: Int(body["events"]?["maxBatchSize"]?.int64Value ?? 20), now: start, lastPoll: start)
         fetchConfiguration(&client)
         let id = created.withLock { count -> String in
             count += 1
@@ -221,19 +222,23 @@ final class ScriptedService: Sendable {
         ])
     }
 
+    /// Sends the queue in batches of `maxBatchSize`, one after another, stopping at the first not answered 200.
     private func flush(_ client: inout Client) {
-        guard !client.queue.isEmpty else { return }
-        let body: JSONValue = [
-            "workspaceKey": .string(client.workspaceKey), "installID": .string(client.installID),
-            "sdk": ["platform": "ios", "version": "0"], "app": ["id": "test", "version": "1"],
-            "sentAt": .number(JSONNumber(client.now)), "events": .array(client.queue),
-        ]
-        let bytes = body.serialized()
-        let request =
-            "POST /v1/mobile/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(bytes.count)\r\n\r\n"
-        guard let response = try? fetch(client.mockPort, request + String(decoding: bytes, as: UTF8.self)),
-            response.status == 200
-        else { return }
-        client.queue = []
+        while !client.queue.isEmpty {
+            let batch = Array(client.queue.prefix(max(1, client.maxBatchSize)))
+            let body: JSONValue = [
+                "workspaceKey": .string(client.workspaceKey), "installID": .string(client.installID),
+                "sdk": ["platform": "ios", "version": "0"], "app": ["id": "test", "version": "1"],
+                "sentAt": .number(JSONNumber(client.now)), "events": .array(batch),
+            ]
+            let bytes = body.serialized()
+            let request =
+                "POST /v1/mobile/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                + "Content-Length: \(bytes.count)\r\n\r\n"
+            guard let response = try? fetch(client.mockPort, request + String(decoding: bytes, as: UTF8.self)),
+                response.status == 200
+            else { return }
+            client.queue.removeFirst(batch.count)
+        }
     }
 }

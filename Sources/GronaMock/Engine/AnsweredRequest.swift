@@ -34,8 +34,8 @@ package struct AnsweredRequest: Sendable {
         package let sentAt: Int64
         /// The events as the SDK sent them, in order.
         package let events: [JSONValue]
-        /// Indexes in `events` of the events refused one by one.
-        package let rejectedIndexes: [Int]
+        /// Indexes in `events` of the events refused one by one (none until the batch was validated).
+        package var rejectedIndexes: [Int]
         /// Set once the batch was committed (nil when a fault or an error answered before).
         package var accepted: Int?
         package var duplicates: Int?

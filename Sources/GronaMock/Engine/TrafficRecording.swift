@@ -70,6 +70,15 @@ final class TrafficNote: Sendable {
         state.withLock { $0.detail = detail }
     }
 
+    /// The events of the batch noted before that were refused one by one.
+    func noteRejected(_ indexes: [Int]) {
+        state.withLock { noted in
+            guard case .events(var batch)? = noted.detail else { return }
+            batch.rejectedIndexes = indexes
+            noted.detail = .events(batch)
+        }
+    }
+
     /// The counts of a committed batch, added to the batch noted before.
     func noteStored(accepted: Int, duplicates: Int) {
         state.withLock { noted in

@@ -19,17 +19,20 @@ enum EventsRoutes {
             responder.sendingErrors {
                 let receivedAt = clock.nowMilliseconds()
                 let envelope = try readEnvelope(request, registry: registry)
+                // The batch is noted before the rules of its workspace are asked, so that a faulted batch is
+                // heard with its events too (a retry can be compared with it).
                 let traffic = request.traffic
                 traffic?.note(workspace: envelope.workspaceKey)
-                if let answer = request.faults?.enter(workspace: envelope.workspaceKey) {
-                    return responder.send(answer)
-                }
-                let (batch, rejections) = try validate(envelope, receivedAt: receivedAt)
                 traffic?.note(
                     .events(
                         AnsweredRequest.EventsDetail(
                             installID: envelope.installID, sentAt: envelope.sentAt, events: envelope.events,
-                            rejectedIndexes: rejections.map(\.0))))
+                            rejectedIndexes: [])))
+                if let answer = request.faults?.enter(workspace: envelope.workspaceKey) {
+                    return responder.send(answer)
+                }
+                let (batch, rejections) = try validate(envelope, receivedAt: receivedAt)
+                traffic?.noteRejected(rejections.map(\.0))
                 guard let writer = store.writer else { throw HTTPError.storageUnavailable }
                 writer.submit(
                     .write(batch) { result in
