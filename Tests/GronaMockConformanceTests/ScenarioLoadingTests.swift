@@ -1,4 +1,6 @@
+import Foundation
 import GronaMockConformance
+import GronaMockJSON
 import Testing
 
 /// A scenario file with an error is refused when it loads, before any test runs, with every problem at its
@@ -168,5 +170,50 @@ struct CatalogueTests {
         #expect(scenarios.count >= 30)
         #expect(areas.count >= 8)
         #expect(areas.filter { $0.value.count < 2 }.keys.sorted() == [])
+    }
+}
+
+/// docs/conformance.md and the scenario schema say what the loader does: every built-in test is listed, and
+/// the schema's enums are the loader's vocabularies.
+@Suite("Conformance documentation")
+struct ConformanceDocumentationTests {
+    static let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("docs")
+
+    @Test("docs/conformance.md lists every built-in test, and no other")
+    func catalogueListed() throws {
+        let text = try String(contentsOf: Self.docs.appendingPathComponent("conformance.md"), encoding: .utf8)
+        let table = try #require(text.range(of: "\n## The catalogue\n")).upperBound
+        let listed = Set(
+            text[table...].split(separator: "\n").filter { $0.hasPrefix("| `") }
+                .map { $0.dropFirst(3).prefix { $0 != "`" } }.map(String.init))
+        let names = Set(Catalogue.builtIn().scenarios.map(\.testName))
+        #expect(names.subtracting(listed).sorted() == [], "not listed")
+        #expect(listed.subtracting(names).sorted() == [], "listed but not in the catalogue")
+    }
+
+    @Test("the scenario schema's commands, capabilities, engine operations and operators are the loader's")
+    func schemaVocabularies() throws {
+        let data = try Data(contentsOf: Self.docs.appendingPathComponent("conformance/schemas/scenario.schema.json"))
+        let schema = try JSONParser().parse(Array(data))
+        let defs = try #require(schema["$defs"])
+        func strings(_ value: JSONValue?) -> Set<String> { Set(value?.arrayValue?.compactMap(\.stringValue) ?? []) }
+        #expect(
+            strings(schema["properties"]?["requires"]?["items"]?["enum"]) == Set(Capability.allCases.map(\.rawValue)))
+        #expect(
+            strings(defs["step"]?["oneOf"]?[0]?["properties"]?["command"]?["enum"])
+                == Set(ServiceCommand.allCases.map(\.rawValue)))
+        var operations: Set<String> = []
+        for variant in defs["engineStep"]?["oneOf"]?.arrayValue ?? [] {
+            let engine = variant["properties"]?["engine"]
+            operations.formUnion(strings(engine?["enum"]))
+            if let constant = engine?["const"]?.stringValue { operations.insert(constant) }
+        }
+        #expect(operations == Set(ScenarioLoader.engineOperations))
+        let operators = Set(defs["valueMatcher"]?["oneOf"]?[1]?["properties"]?.objectValue?.keys ?? [])
+        #expect(operators == Set(ValueMatcher.operators))
+        let kinds = Set(
+            (defs["expectation"]?["oneOf"]?.arrayValue ?? []).compactMap { $0["required"]?[0]?.stringValue })
+        #expect(kinds == Set(ScenarioLoader.expectationKinds))
     }
 }

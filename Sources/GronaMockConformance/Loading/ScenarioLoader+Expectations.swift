@@ -2,7 +2,7 @@ import GronaMock
 import GronaMockJSON
 
 extension ScenarioLoader {
-    static let expectationKinds = ["events", "requests", "order", "duplicates", "rejected", "noViolations"]
+    package static let expectationKinds = ["events", "requests", "order", "duplicates", "rejected", "noViolations"]
 
     static func expectationList(
         _ value: JSONValue?, at path: JSONPath, reader: inout ScenarioReader, nonEmpty: Bool = false

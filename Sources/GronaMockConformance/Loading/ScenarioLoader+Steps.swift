@@ -1,7 +1,7 @@
 import GronaMockJSON
 
 extension ScenarioLoader {
-    static let engineOperations = ["kill", "revive", "replace", "rotate", "fault", "clearFaults", "skewClock"]
+    package static let engineOperations = ["kill", "revive", "replace", "rotate", "fault", "clearFaults", "skewClock"]
 
     static func steps(_ value: JSONValue?, at path: JSONPath, reader: inout ScenarioReader, nonEmpty: Bool) -> [Step] {
         (reader.array(value, at: path, what: "steps", nonEmpty: nonEmpty) ?? []).enumerated().compactMap {
