@@ -152,7 +152,7 @@ struct CatalogueTests {
                 } catch {
                     Issue.record("\(scenario.testName): \(error)")
                 }
-                if case .other(let patch, _, _)? = scenario.client.bundle {
+                if case .other(let patch, _, _, _)? = scenario.client.bundle {
                     let bundle = ScenarioWorkspace.merge(
                         ScenarioWorkspace.base(key: key + "-b", secret: "sk_check_\(index)_b"), patch)
                     #expect(throws: Never.self, "\(scenario.testName)'s bundle") {

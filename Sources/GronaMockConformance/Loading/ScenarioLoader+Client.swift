@@ -67,14 +67,14 @@ extension ScenarioLoader {
         return reader.string(value, at: path, what: path.components.last.map { "\($0)" } ?? "the value")
     }
 
-    /// `"served"`, or `{"workspace": patch, "otherWorkspace": bool, "tampered": bool}`.
+    /// `"served"`, or `{"workspace": patch, "otherWorkspace": bool, "tampered": bool, "revisionAhead": n}`.
     private static func bundle(_ value: JSONValue, at path: JSONPath, reader: inout ScenarioReader)
         -> BundledConfiguration?
     {
         if value.stringValue == "served" { return .served }
         guard
             let object = reader.object(
-                value, at: path, allowed: ["workspace", "otherWorkspace", "tampered"],
+                value, at: path, allowed: ["workspace", "otherWorkspace", "tampered", "revisionAhead"],
                 what: "bundledConfiguration (\"served\", or an object)")
         else { return nil }
         let other = reader.boolean(
@@ -84,6 +84,8 @@ extension ScenarioLoader {
         if patch.objectValue == nil {
             reader.problem(path.appending("workspace"), "workspace must be a merge patch object")
         }
-        return .other(patch: patch, otherWorkspace: other ?? false, tampered: tampered ?? false)
+        let ahead = reader.integer(
+            object["revisionAhead"], at: path.appending("revisionAhead"), in: 1...1_000_000, what: "revisionAhead")
+        return .other(patch: patch, otherWorkspace: other ?? false, tampered: tampered ?? false, revisionAhead: ahead)
     }
 }

@@ -60,6 +60,8 @@ package enum BundledConfiguration: Sendable {
     /// The document served when the client is created.
     case served
     /// Another document: the workspace patched with `patch` (signed, served once and replaced before the test's
-    /// own), optionally under another workspace key, optionally with its signatures broken.
-    case other(patch: JSONValue, otherWorkspace: Bool, tampered: Bool)
+    /// own), optionally under another workspace key, optionally with its signatures broken, optionally signed
+    /// again by the runner with a revision `revisionAhead` above the one the test's workspace is served at (a
+    /// rollback to refuse: the network's document is then the older one).
+    case other(patch: JSONValue, otherWorkspace: Bool, tampered: Bool, revisionAhead: Int64?)
 }

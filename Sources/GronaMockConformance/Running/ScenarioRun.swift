@@ -71,7 +71,8 @@ struct ScenarioRun {
         let base = ScenarioWorkspace.base(key: state.key, secret: state.secret)
         let document = ScenarioWorkspace.pinned(
             scenario.workspace.map { ScenarioWorkspace.merge(base, $0) } ?? base, key: state.key, secret: state.secret)
-        if case .other(let patch, let otherWorkspace, let tampered) = scenario.client.bundle {
+        var aheadOfServed: (payload: JSONValue, kids: [String], by: Int64)?
+        if case .other(let patch, let otherWorkspace, let tampered, let ahead) = scenario.client.bundle {
             let bundleKey = otherWorkspace ? state.key + "-other" : state.key
             if otherWorkspace { state.otherKey = bundleKey }
             // A secret key picks one workspace (contract §6): the other workspace needs its own.
@@ -81,11 +82,15 @@ struct ScenarioRun {
                 ScenarioWorkspace.merge(bundleBase, patch), key: bundleKey, secret: bundleSecret)
             do {
                 _ = try engine.putWorkspace(bundleKey, document: bundleDocument, allowInvalid: true)
-                guard let signed = engine.registry.entry(for: bundleKey)?.configuration.document else {
+                guard let entry = engine.registry.entry(for: bundleKey) else {
                     return [setupFailure("the bundled configuration signed", "nothing is served under \(bundleKey)")]
                 }
+                let signed = entry.configuration.document
                 let bytes = tampered ? Self.flippingSignatures(signed) : signed
                 state.bundle = .string(String(decoding: bytes, as: UTF8.self))
+                if let ahead, let payload = Self.payload(of: signed) {
+                    aheadOfServed = (payload, entry.workspace.configKeyIDs, ahead)
+                }
             } catch {
                 return [setupFailure("the bundled configuration's workspace served", "\(error)")]
             }
@@ -99,6 +104,14 @@ struct ScenarioRun {
             let signed = engine.registry.entry(for: state.key)?.configuration.document
         {
             state.bundle = .string(String(decoding: signed, as: UTF8.self))
+        }
+        if let (payload, kids, ahead) = aheadOfServed, let served = engine.registry.entry(for: state.key) {
+            do {
+                let bytes = try signed(payload, revision: served.configuration.revision + ahead, kids: kids)
+                state.bundle = .string(String(decoding: bytes, as: UTF8.self))
+            } catch {
+                return [setupFailure("the bundled configuration signed ahead of the served one", "\(error)")]
+            }
         }
         let traffic = TestTraffic(
             workspaces: Set([state.key] + (state.otherKey.map { [$0] } ?? [])), faultWorkspace: state.key,
@@ -276,6 +289,29 @@ struct ScenarioRun {
         var generator = SystemRandomNumberGenerator()
         let digits = Array("0123456789abcdef")
         return String((0..<count).map { _ in digits[Int(generator.next() % 16)] })
+    }
+
+    /// The payload of a signed configuration document.
+    static func payload(of document: [UInt8]) -> JSONValue? {
+        guard let encoded = (try? JSONParser().parse(document))?["payload"]?.stringValue,
+            let bytes = Base64.urlDecode(encoded)
+        else { return nil }
+        return try? JSONParser().parse(bytes)
+    }
+
+    /// `payload` with `revision`, signed by the mock's keys `kids` as the configuration endpoint signs: a
+    /// document the mock never served, for a bundle newer than what the network has.
+    private func signed(_ payload: JSONValue, revision: Int64, kids: [String]) throws -> [UInt8] {
+        guard var object = payload.objectValue else { throw StepFailure(description: "the payload is not an object") }
+        object.set("revision", .number(JSONNumber(revision)))
+        let keys = engine.registry.keys
+        var signers: [NamedSigningKey] = []
+        for kid in kids {
+            guard let key = keys[kid] else { throw StepFailure(description: "the mock holds no key \(kid)") }
+            signers.append(NamedSigningKey(kid: kid, key: key))
+        }
+        return try JWSSigner.general(
+            payload: JSONValue.object(object).serialized(), type: .configuration, signers: signers)
     }
 
     /// The signed document with the last byte of every signature flipped: a bundle that must not verify.
