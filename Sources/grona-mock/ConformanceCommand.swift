@@ -1,8 +1,6 @@
 import GronaMock
 import GronaMockConformance
-import GronaMockHTTP
 import GronaMockPlatform
-import GronaMockSQLite
 
 #if canImport(Glibc)
 import Glibc
@@ -143,16 +141,7 @@ enum ConformanceCommand {
             return .failure
         }
         defer { scratch.remove() }
-        var http = HTTPServer.Configuration()
-        http.host = "127.0.0.1"
-        http.port = port
-        http.eventLoops = 2
-        // The keys, the (empty) workspace directory and the database share the scratch directory: each loader
-        // reads only its own kind of file, and the directory goes whole at the end.
-        let configuration = GronaMockConfiguration(
-            http: http, workspacesDirectory: scratch.path, keysDirectory: scratch.path,
-            storage: .sqlite(path: scratch.path + "/grona-mock.sqlite"), staticDirectory: nil, configMaxAge: 60,
-            maxEvents: nil)
+        let configuration = ServeCommand.scratchConfiguration(in: scratch.path, port: port)
         let server: GronaMockServer
         do {
             server = try GronaMockServer.start(configuration, logger: Logger(minimumLevel: .warning))
