@@ -110,12 +110,23 @@ let package = Package(
             name: "GronaMockLoad",
             dependencies: ["GronaMock", "GronaMockPlatform", "GronaMockJSON"]
         ),
+        /// `grona-mock conformance`: grades an SDK through its test service (docs/conformance.md): scenarios as
+        /// data, a runner on the engine's API and event stream, the built-in catalogue compiled in, JUnit and JSON
+        /// reports. It takes a running engine and its URL, and reuses the load generator's response parser for
+        /// its client to the service, so it needs no HTTP server core of its own.
+        .target(
+            name: "GronaMockConformance",
+            dependencies: ["GronaMock", "GronaMockJSON", "GronaMockPlatform", "GronaMockLoad"],
+            // The scenarios are compiled in by the plugin, not copied as resources.
+            exclude: ["Catalogue"],
+            plugins: ["EmbedDashboardAssets"]
+        ),
         /// The command line: parses options, opens the storage, calls the engine.
         .executableTarget(
             name: "grona-mock",
             dependencies: [
                 "GronaMock", "GronaMockSQLite", "GronaMockPostgres", "GronaMockLoad", "GronaMockTLS",
-                "GronaMockPlatform",
+                "GronaMockPlatform", "GronaMockConformance",
                 "GronaMockHTTP", "GronaMockJSON",
             ]
         ),
@@ -179,6 +190,16 @@ let package = Package(
             dependencies: [
                 "GronaMock", "GronaMockPostgres", "GronaMockStorageConformance", "GronaMockTestSupport", "grona-mock",
                 "GronaMockHTTP", "GronaMockJSON", "GronaMockPlatform",
+            ]
+        ),
+        /// The conformance runner: scenario files refused with their path and line, filters, reports, and the
+        /// runner against scripted test services built on the HTTP core, one correct and one not. The executable
+        /// is a dependency so that command-line tests can run the built binary.
+        .testTarget(
+            name: "GronaMockConformanceTests",
+            dependencies: [
+                "GronaMockConformance", "GronaMock", "GronaMockSQLite", "GronaMockHTTP", "GronaMockJSON",
+                "GronaMockPlatform", "GronaMockTestSupport", "grona-mock",
             ]
         ),
         .testTarget(

@@ -72,6 +72,9 @@ public final class GronaMockServer: Sendable {
         // health and the SDK endpoints stay answerable during a long scan.
         let pool = BlockingPool(threads: max(2, HTTPServer.coreCount))
         router.use(ControlRoutes.blocking, pool.offloading())
+        // The requests to the Grona endpoints go on the event stream when a subscriber wants them; outside the
+        // fault middleware, so that what a fault answers is heard too.
+        router.use(FaultEngine.group, TrafficRecording.middleware(events: engine.events, clock: engine.clock))
         // Injected faults cover the Grona endpoints as a group: a handler cannot forget them.
         router.use(FaultEngine.group, engine.faults.middleware(pool: pool))
         let serverReference = WeakLate<HTTPServer>()
@@ -90,6 +93,7 @@ public final class GronaMockServer: Sendable {
         ResetRoutes.register(on: &router, engine: engine)
         HealthRoutes.register(on: &router, engine: engine)
         MetricsRoutes.register(on: &router, engine: engine)
+        ConformanceRoutes.register(on: &router, engine: engine)
         staticFiles?.register(on: &router, at: ControlRoutes.staticFiles)
         LiveRoutes.register(on: &router, engine: engine)
         DashboardRoutes.register(on: &router, tokenRequired: configuration.adminToken != nil)

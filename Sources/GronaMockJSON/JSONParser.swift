@@ -52,6 +52,20 @@ public struct JSONParser: Sendable {
         return try result.get()
     }
 
+    /// Parses `bytes`, and also says where each value of the document starts (`JSONLocations`): for documents a
+    /// person writes, whose checks name a JSON path, so that a message can give the line to look at too.
+    public func parseLocating(_ bytes: [UInt8]) throws(JSONParseError) -> (value: JSONValue, locations: JSONLocations) {
+        let result = bytes.withUnsafeBufferPointer { buffer in
+            var reader = JSONReader(buffer, maximumDepth: maximumDepth)
+            reader.valueStarts = []
+            return Result { () throws(JSONParseError) -> (value: JSONValue, locations: JSONLocations) in
+                let value = try reader.parseDocument()
+                return (value, JSONLocations(value, starts: reader.valueStarts ?? [], in: buffer))
+            }
+        }
+        return try result.get()
+    }
+
     /// Returns a Result because the buffer accessors' closures are not typed-throwing.
     private func parse(buffer: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, JSONParseError> {
         var reader = JSONReader(buffer, maximumDepth: maximumDepth)

@@ -56,6 +56,9 @@ struct JSONReader {
     private var capture: ElementCapture
     /// The elements' ranges so far, in order.
     private(set) var capturedRanges: [Range<Int>] = []
+    /// The offset where each value starts, in document order (a container before what it holds), when asked
+    /// for (`JSONParser.parseLocating`); nil otherwise, so that the events path records nothing.
+    var valueStarts: [Int]?
 
     // Shared with the extensions in the other files: the input, the position in it, the string scratch.
     let bytes: UnsafeBufferPointer<UInt8>
@@ -90,6 +93,7 @@ struct JSONReader {
     private mutating func parseValue() throws(JSONParseError) -> JSONValue {
         parsing: while true {
             if frames.count == 2, case .inside = capture { capture = .inside(elementStart: index) }
+            valueStarts?.append(index)
             var value: JSONValue
             // NUL stands for the end of the input: neither can start a value, and parseLiteral tells them apart.
             switch index < bytes.count ? bytes[index] : 0 {

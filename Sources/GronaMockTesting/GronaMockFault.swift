@@ -14,6 +14,8 @@ public enum GronaMockFault: Sendable, Hashable {
     case badSignature
     /// Config only: signed by a key the SDK does not know.
     case unknownKeyID
+    /// Config only: signed by the workspace's keys under a protected header whose `alg` is not ES256.
+    case wrongAlgorithm
     /// Grants only: a grant already expired.
     case expiredGrant
     /// Grants only: a grant not valid yet.
@@ -37,6 +39,7 @@ public enum GronaMockFault: Sendable, Hashable {
         case .truncate(let afterBytes): return ["kind": "truncate", "afterBytes": .number(JSONNumber(afterBytes))]
         case .badSignature: return ["kind": "bad_signature"]
         case .unknownKeyID: return ["kind": "unknown_kid"]
+        case .wrongAlgorithm: return ["kind": "wrong_alg"]
         case .expiredGrant: return ["kind": "expired"]
         case .notYetValidGrant: return ["kind": "not_yet_valid"]
         case .otherCustomerGrant: return ["kind": "other_customer"]

@@ -189,6 +189,18 @@ enum ServeCommand {
         return (configuration, logger)
     }
 
+    /// A mock on 127.0.0.1 whose keys, (empty) workspace directory and database all live in `directory`: each
+    /// loader reads only its own kind of file, and the directory goes whole at the end (`grona-mock conformance`).
+    static func scratchConfiguration(in directory: String, port: Int) -> GronaMockConfiguration {
+        var http = HTTPServer.Configuration()
+        http.host = "127.0.0.1"
+        http.port = port
+        http.eventLoops = 2
+        return GronaMockConfiguration(
+            http: http, workspacesDirectory: directory, keysDirectory: directory,
+            storage: .sqlite(path: directory + "/grona-mock.sqlite"))
+    }
+
     /// The HTTPS listener of `--tls-port`, its certificate loaded now: a missing one stops start-up with what
     /// to run.
     private static func tlsListener(

@@ -25,6 +25,7 @@ let usage = """
       exec       Serve while one command runs (tests, CI), then exit with its status: exec -- COMMAND.
       tls        A local certificate authority for HTTPS: init (CA and server certificate), trust (how, per platform).
       load       Drive a simulated SDK fleet at a URL (open model, latency percentiles, --verify, thresholds).
+      conformance  Grade an SDK through its test service: the scenario catalogue, PASS/FAIL per test, JUnit.
 
     Run 'grona-mock <command> --help' for a command's options.
       -h, --help      Show this help.
@@ -65,6 +66,8 @@ case "tls":
     status = TLSCommand.run(Array(arguments.dropFirst()), environment: environment)
 case "load":
     exit(LoadCommand.run(Array(arguments.dropFirst()), environment: environment))
+case "conformance":
+    status = ConformanceCommand.run(Array(arguments.dropFirst()), environment: environment)
 case WatchGroupCommand.name?:
     // Internal: the watcher `exec` starts; not in the help.
     exit(WatchGroupCommand.run(Array(arguments.dropFirst())))

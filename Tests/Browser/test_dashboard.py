@@ -22,6 +22,7 @@ PAGES = {
     "violations": "#violations-output p",
     "faults": "#fault-list",
     "clock": "#clock-now",
+    "conformance": "#conformance-output p",
 }
 
 

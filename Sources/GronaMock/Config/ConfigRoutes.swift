@@ -34,10 +34,19 @@ enum ConfigRoutes {
         _ request: HTTPRequest, registry: WorkspaceRegistry, maxAge: Int, events: EngineEvents
     ) throws -> HTTPResponse {
         let entry = try lookup(request, registry)
+        request.traffic?.note(workspace: entry.workspace.key)
         if let answer = request.faults?.enter(workspace: entry.workspace.key) { return answer }
         var configuration = entry.configuration
         let fault = request.faults?.fault
-        if let fault { configuration = try ConfigFaults.tampered(configuration, with: fault) }
+        if let fault {
+            let keys = registry.keys
+            configuration = try ConfigFaults.tampered(
+                configuration, with: fault,
+                signers: entry.workspace.configKeyIDs.compactMap { kid in
+                    keys[kid].map { NamedSigningKey(kid: kid, key: $0) }
+                })
+        }
+        request.traffic?.note(.configuration(revision: configuration.revision, tampered: fault != nil))
         let gzip = ContentNegotiation.acceptsGzip(request.headers)
         let etag = gzip ? configuration.gzipETag : configuration.etag
         var headers: HTTPHeaders = [

@@ -3,7 +3,7 @@ import GronaMockJSON
 /// What happened in the engine, as its subscribers hear of it (`EngineEvents`): the events stored, every
 /// workspace change, the clock, the faults that fired, the grants issued and the configurations served. The kill
 /// log, the live feed, the long-poll waiters, the cluster's grant sharing, the metrics and conformance scenarios
-/// (which react to what an SDK sends) all listen here instead of reaching into the routes.
+/// (which react to what an SDK sends, `requestAnswered`) all listen here instead of reaching into the routes.
 ///
 /// Events about one workspace arrive in the order they happened: each kind is published from the one place that
 /// orders it (commits from the writer thread, workspace changes from the registry's change lane, the clock under
@@ -24,6 +24,9 @@ package enum EngineEvent: Sendable {
     case grantsIssued(IssuedGrants)
     /// The configuration endpoint answered.
     case configurationServed(ServedConfiguration)
+    /// A Grona endpoint answered a request (or dropped it), published as the answer leaves; only while a
+    /// subscriber wants requests (`EngineEvents.requestsWanted`).
+    case requestAnswered(AnsweredRequest)
 
     /// The workspace the event is about; nil for one about none or several (the clock, a commit of several
     /// workspaces' batches, a global delete).
@@ -38,6 +41,7 @@ package enum EngineEvent: Sendable {
         case .faultFired(let firing): return firing.workspace
         case .grantsIssued(let grants): return grants.workspace
         case .configurationServed(let served): return served.workspace
+        case .requestAnswered(let request): return request.workspace
         }
     }
 }

@@ -27,6 +27,8 @@ package final class EngineEvents: Sendable {
     }
 
     private let subscribers = Mutex(Subscribers())
+    /// How many subscribers want `requestAnswered`: the endpoints publish it only while one does.
+    private let requestSubscribers = Atomic<Int>(0)
     /// Serialises the fan-out (see the type's comment). Distinct from `subscribers`, so that a subscription may
     /// end (and unregister) while an event is being handed out.
     private let order = Mutex(())
@@ -34,21 +36,29 @@ package final class EngineEvents: Sendable {
     package init() {}
 
     /// Adds a listener for the life of the engine: called on the publishing thread, in order; it must be quick,
-    /// must never wait, and must not publish.
-    package func listen(_ listener: @escaping @Sendable (EngineEvent) -> Void) {
+    /// must never wait, and must not publish. `requests`: it wants `requestAnswered` too, which the endpoints
+    /// then publish for the rest of the engine's life.
+    package func listen(requests: Bool = false, _ listener: @escaping @Sendable (EngineEvent) -> Void) {
         subscribers.withLock { $0.listeners.append(Listener(call: listener)) }
+        if requests { _ = requestSubscribers.add(1, ordering: .relaxed) }
     }
 
     /// A queue of the events that `wanted` keeps (all by default), at most `capacity` unread at once.
+    /// `requests`: it wants `requestAnswered` too, which the endpoints publish until it is cancelled.
     package func subscribe(
-        capacity: Int = 4096, wanted: @escaping @Sendable (EngineEvent) -> Bool = { _ in true }
+        capacity: Int = 4096, requests: Bool = false, wanted: @escaping @Sendable (EngineEvent) -> Bool = { _ in true }
     ) -> EngineSubscription {
         let subscription = EngineSubscription(capacity: capacity, wanted: wanted) { [weak self] ended in
             self?.subscribers.withLock { $0.subscriptions.removeAll { $0 === ended } }
+            if requests { _ = self?.requestSubscribers.subtract(1, ordering: .relaxed) }
         }
         subscribers.withLock { $0.subscriptions.append(subscription) }
+        if requests { _ = requestSubscribers.add(1, ordering: .relaxed) }
         return subscription
     }
+
+    /// Whether any subscriber wants `requestAnswered` (one atomic load, on every request to a Grona endpoint).
+    package var requestsWanted: Bool { requestSubscribers.load(ordering: .relaxed) > 0 }
 
     /// How many subscriptions are open (tests wait for it).
     package var subscriptionCount: Int { subscribers.withLock { $0.subscriptions.count } }

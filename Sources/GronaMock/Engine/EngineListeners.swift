@@ -45,7 +45,7 @@ extension GronaMockEngine {
                 metrics.add(served.notModified ? .configsNotModified : .configsServed)
             case .faultFired:
                 metrics.add(.faultsFired)
-            case .clockChanged:
+            case .clockChanged, .requestAnswered:
                 break
             }
         }

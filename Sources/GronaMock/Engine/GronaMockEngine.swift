@@ -7,7 +7,7 @@ import GronaMockPlatform
 /// HTTP type.
 ///
 /// The operations, by file: workspaces (`+Workspaces`), events, waits and violations (`+Events`), faults and
-/// the clock (`+Faults`), health, metrics and the live feed (`+Health`). What happens as they run is
+/// the clock (`+Faults`), health, metrics and the live feed (`+Health`), conformance runs (`+Conformance`). What happens as they run is
 /// published on `events`, the engine's event stream.
 package final class GronaMockEngine: Sendable {
     /// The served workspaces.
@@ -50,6 +50,8 @@ package final class GronaMockEngine: Sendable {
 
     /// Told the name of every operation called, for the test that each control route calls exactly one.
     private let observer = Mutex<CallObserver?>(nil)
+    /// The report of the last conformance run on this engine (`grona-mock conformance`), as it stands.
+    let conformance = Mutex<JSONValue?>(nil)
 
     private struct CallObserver: Sendable {
         let called: @Sendable (String) -> Void

@@ -19,15 +19,27 @@ enum EventsRoutes {
             responder.sendingErrors {
                 let receivedAt = clock.nowMilliseconds()
                 let envelope = try readEnvelope(request, registry: registry)
+                // The batch is noted before the rules of its workspace are asked, so that a faulted batch is
+                // heard with its events too (a retry can be compared with it).
+                let traffic = request.traffic
+                traffic?.note(workspace: envelope.workspaceKey)
+                traffic?.note(
+                    .events(
+                        AnsweredRequest.EventsDetail(
+                            installID: envelope.installID, sentAt: envelope.sentAt, events: envelope.events,
+                            rejectedIndexes: [])))
                 if let answer = request.faults?.enter(workspace: envelope.workspaceKey) {
                     return responder.send(answer)
                 }
                 let (batch, rejections) = try validate(envelope, receivedAt: receivedAt)
+                traffic?.noteRejected(rejections.map(\.0))
                 guard let writer = store.writer else { throw HTTPError.storageUnavailable }
                 writer.submit(
                     .write(batch) { result in
                         switch result {
-                        case .success(let counts): responder.send(acknowledgement(counts, rejections))
+                        case .success(let counts):
+                            traffic?.noteStored(accepted: counts.accepted, duplicates: counts.duplicates)
+                            responder.send(acknowledgement(counts, rejections))
                         case .failure: responder.send(HTTPError.storageUnavailable.response)
                         }
                     })

@@ -17,6 +17,8 @@ package enum FaultKind: String, Sendable, CaseIterable {
     case badSignature = "bad_signature"
     /// A configuration signed by a key under a `kid` that no workspace holds.
     case unknownKeyID = "unknown_kid"
+    /// A configuration signed by the workspace's own keys under a protected header whose `alg` is not ES256.
+    case wrongAlgorithm = "wrong_alg"
     /// Grants whose `exp` is past, beyond the verifiers' leeway.
     case expired
     /// Grants whose `nbf` is ahead, beyond the verifiers' leeway.
@@ -32,7 +34,7 @@ package enum FaultKind: String, Sendable, CaseIterable {
     package var onlyEndpoint: FaultEngine.Endpoint? {
         switch self {
         case .status, .delay, .drop, .truncate: nil
-        case .badSignature, .unknownKeyID: .config
+        case .badSignature, .unknownKeyID, .wrongAlgorithm: .config
         case .expired, .notYetValid, .otherCustomer, .otherAudience, .unsigned: .grants
         }
     }
@@ -43,7 +45,8 @@ package enum FaultKind: String, Sendable, CaseIterable {
         case .status: ["status", "retryAfterSeconds"]
         case .delay: ["delayMs"]
         case .truncate: ["afterBytes"]
-        case .drop, .badSignature, .unknownKeyID, .expired, .notYetValid, .otherCustomer, .otherAudience, .unsigned:
+        case .drop, .badSignature, .unknownKeyID, .wrongAlgorithm, .expired, .notYetValid, .otherCustomer,
+            .otherAudience, .unsigned:
             []
         }
     }

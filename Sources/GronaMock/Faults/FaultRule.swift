@@ -227,7 +227,8 @@ private struct RuleReader {
                 .truncateBody(afterBytes: afterBytes), afterBytes.map { ["afterBytes": .number(JSONNumber($0))] } ?? [:]
             )
         case .drop: return (.dropConnection, [:])
-        case .badSignature, .unknownKeyID, .expired, .notYetValid, .otherCustomer, .otherAudience, .unsigned:
+        case .badSignature, .unknownKeyID, .wrongAlgorithm, .expired, .notYetValid, .otherCustomer, .otherAudience,
+            .unsigned:
             return (.tamper(kind), [:])
         }
     }
@@ -300,5 +301,5 @@ private struct RuleReader {
 
 /// A fault rule that cannot be read: every problem, each naming its field.
 package struct InvalidFaultRule: Error, Equatable {
-    let problems: [String]
+    package let problems: [String]
 }

@@ -35,6 +35,7 @@ enum GrantsRoutes {
         guard let secret = bearerToken(request.headers), let entry = registry.entry(forSecret: secret) else {
             throw HTTPError.unauthorized
         }
+        request.traffic?.note(workspace: entry.workspace.key)
         if let answer = request.faults?.enter(workspace: entry.workspace.key) { return answer }
         let fault = request.faults?.fault
         let customerID = try readCustomerID(request)
@@ -51,6 +52,7 @@ enum GrantsRoutes {
         } catch {
             throw HTTPError(.internalServerError, code: .signingFailed, message: "\(error)")
         }
+        request.traffic?.note(.grants(customerID: customerID, count: tokens.count))
         // What was handed out, faults included, for the SDK contract checks (the grant log listens).
         events.publish(
             .grantsIssued(

@@ -114,7 +114,7 @@ package final class ServerClock: Sendable {
     /// Unix epoch seconds, as the mock sees them.
     package func nowSeconds() -> Int64 { nowMilliseconds() / 1000 }
 
-    static func wallMilliseconds() -> Int64 {
+    package static func wallMilliseconds() -> Int64 {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000

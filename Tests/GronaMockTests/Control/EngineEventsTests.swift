@@ -21,6 +21,7 @@ struct EngineEventsTests {
         case .faultFired(let firing): "fault \(firing.endpoint.rawValue)"
         case .grantsIssued(let grants): "grants \(grants.customerID) \(grants.grants.count)"
         case .configurationServed(let served): "config \(served.workspace) \(served.encoding.rawValue)"
+        case .requestAnswered(let request): "request \(request.endpoint.rawValue) \(request.status)"
         }
     }
 
@@ -121,6 +122,60 @@ struct EngineEventsTests {
             let names = Self.drain(subscription)
             #expect(names.count == 9, "\(names)")
             #expect(names.first?.hasPrefix("missed ") == true, "\(names)")
+        }
+    }
+
+    @Test("requests to the Grona endpoints are published, faulted ones too, only while a subscriber wants them")
+    func answeredRequests() throws {
+        let fixture = try MockFixture.standard()
+        try fixture.withServer { server in
+            let port = server.port
+            let quiet = server.engine.events.subscribe()
+            defer { quiet.cancel() }
+            #expect(!server.engine.events.requestsWanted)
+            #expect(try fetch(port, FaultAPI.config).status == 200)
+            #expect(Self.drain(quiet) == ["config shop identity"])
+
+            let answers = Mutex<[AnsweredRequest]>([])
+            let recording = server.engine.events.subscribe(requests: true)
+            #expect(server.engine.events.requestsWanted)
+            let conditional = "GET \(FaultAPI.configTarget) HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n"
+            let first = try fetch(port, conditional + "\r\n")
+            let etag = try #require(first.header("ETag"))
+            #expect(try fetch(port, conditional + "If-None-Match: \(etag)\r\n\r\n").status == 304)
+            _ = try FaultAPI.add(
+                port, #"{"endpoint":"events","kind":"status","status":429,"retryAfterSeconds":5,"count":1}"#)
+            #expect(
+                try EventsAPI.post(port, events: [SampleEvents.placementEvent("exposure", id: "e-1")]).status == 429)
+            let posted = try EventsAPI.post(
+                port, events: [SampleEvents.placementEvent("exposure", id: "e-1"), ["eventID": "bad"]])
+            #expect(posted.status == 200)
+            while let item = recording.next(timeout: .milliseconds(1)) {
+                if case .event(.requestAnswered(let request)) = item { answers.withLock { $0.append(request) } }
+            }
+            let heard = answers.withLock { $0 }
+            #expect(
+                heard.map { "\($0.endpoint.rawValue) \($0.status)" } == [
+                    "config 200", "config 304", "events 429", "events 200",
+                ])
+            // A rule of every workspace answers before the endpoint reads the batch: its workspace is not known.
+            #expect(heard.map(\.workspace) == ["shop", "shop", nil, "shop"])
+            #expect(heard[0].header("Accept-Encoding") == "gzip" && heard[0].etag == etag)
+            #expect(heard[1].header("If-None-Match") == etag)
+            if case .configuration(let revision, let tampered)? = heard[1].detail {
+                #expect(revision >= 1 && !tampered)
+            } else {
+                Issue.record("the 304 has no configuration detail: \(String(describing: heard[1].detail))")
+            }
+            #expect(heard[2].retryAfterSeconds == 5)
+            guard case .events(let batch)? = heard[3].detail else {
+                Issue.record("the batch has no detail")
+                return
+            }
+            #expect(batch.events.map { $0["eventID"]?.stringValue } == ["e-1", "bad"])
+            #expect(batch.rejectedIndexes == [1] && batch.accepted == 1 && batch.duplicates == 0)
+            recording.cancel()
+            #expect(!server.engine.events.requestsWanted)
         }
     }
 }

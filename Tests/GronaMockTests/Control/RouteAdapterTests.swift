@@ -19,6 +19,7 @@ struct RouteAdapterTests {
             "GET /_mock/health/live": (get("/_mock/health/live"), "liveness()"),
             "GET /_mock/metrics": (get("/_mock/metrics"), "metricsExposition()"),
             "GET /_mock/clock": (get("/_mock/clock"), "clockState()"),
+            "GET /_mock/conformance": (get("/_mock/conformance"), "conformanceRun()"),
             "POST /_mock/clock": (
                 Control.request("POST", "/_mock/clock", body: #"{"advanceMs":1}"#), "changeClock(_:)"
             ),

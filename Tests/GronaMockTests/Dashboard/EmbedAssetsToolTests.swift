@@ -43,7 +43,7 @@ struct EmbedAssetsToolTests {
         arguments: [
             ("crlf.js", Array("a\r\nb\n".utf8), "has CR characters"),
             ("binary.js", [0xFF, 0xFE, 0x00], "not UTF-8 text"),
-            ("two words.js", Array("x".utf8), "a dashboard file's name is letters, digits"),
+            ("two words.js", Array("x".utf8), "an embedded file's name is letters, digits"),
         ])
     func refusesBadFiles(name: String, bytes: [UInt8], reason: String) throws {
         let directory = try Self.directory([name: bytes])

@@ -1,5 +1,6 @@
 import Foundation
 import GronaMock
+import GronaMockJSON
 import GronaMockTestSupport
 import Testing
 
@@ -206,6 +207,39 @@ struct FaultKindTests {
             let (_, checks) = try ConfigVerification.general(after.body, keys: keys)
             #expect(checks.map(\.kid) == ["cfg-1", "cfg-2"])
             #expect(checks.allSatisfy { $0.failure == nil })
+        }
+    }
+
+    @Test("wrong_alg: the workspace's own keys sign, but each header names ES384, which a verifier refuses")
+    func wrongAlgorithm() throws {
+        let fixture = try MockFixture.standard()
+        try fixture.withServer { server in
+            let keys = try fixture.publicKeys()
+            let real = try fetch(server.port, FaultAPI.config)
+            try FaultAPI.add(server.port, #"{"endpoint": "config", "kind": "wrong_alg", "count": 1}"#)
+            let response = try fetch(server.port, FaultAPI.config)
+            #expect(response.status == 200)
+            #expect(response.header("ETag") != real.header("ETag"))
+            let (payload, checks) = try ConfigVerification.general(response.body, keys: keys)
+            #expect(payload == (try ConfigVerification.general(real.body, keys: keys)).payload)
+            #expect(checks.count == 2)
+            #expect(checks.allSatisfy { $0.failure == .algorithmNotAllowed("ES384") })
+            // Only the algorithm is wrong: each signature verifies with its key over its own signing input.
+            let document = try JSONParser().parse(response.body)
+            let encodedPayload = try #require(document["payload"]?.stringValue)
+            var kids: [String] = []
+            for entry in try #require(document["signatures"]?.arrayValue) {
+                let protected = try #require(entry["protected"]?.stringValue)
+                let header = try JSONParser().parse(try #require(Base64.urlDecode(protected)))
+                let kid = try #require(header["kid"]?.stringValue)
+                kids.append(kid)
+                let signature = try #require(entry["signature"]?.stringValue.flatMap(Base64.urlDecode))
+                let key = try #require(keys[kid])
+                #expect(key.isValidSignature(signature, for: Array((protected + "." + encodedPayload).utf8)))
+            }
+            #expect(kids == ["cfg-1", "cfg-2"])
+            let after = try fetch(server.port, FaultAPI.config)
+            #expect(try ConfigVerification.general(after.body, keys: keys).1.allSatisfy { $0.failure == nil })
         }
     }
 

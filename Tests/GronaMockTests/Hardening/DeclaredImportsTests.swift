@@ -91,10 +91,12 @@ struct DeclaredImportsTests {
         }
     }
 
-    @Test("the storage backends and the load generator stand on the platform, never on the HTTP core")
+    @Test("the storage backends, the load generator and the conformance runner never stand on the HTTP core")
     func noHTTPBelowTheEngine() throws {
         let targets = Dictionary(uniqueKeysWithValues: try Self.targets().map { ($0.name, $0) })
-        for name in ["GronaMockPlatform", "GronaMockSQLite", "GronaMockPostgres", "GronaMockLoad"] {
+        for name in [
+            "GronaMockPlatform", "GronaMockSQLite", "GronaMockPostgres", "GronaMockLoad", "GronaMockConformance",
+        ] {
             let target = try #require(targets[name])
             #expect(!target.dependencies.contains("GronaMockHTTP"), "\(name) declares the HTTP core")
             for (file, modules) in try Self.imports(in: target.directory) {

@@ -8,8 +8,9 @@ import * as funnels from "./funnels.js";
 import * as violations from "./violations.js";
 import * as faults from "./faults.js";
 import * as clock from "./clock.js";
+import * as conformance from "./conformance.js";
 
-const pages = { workspaces, live, funnels, violations, faults, clock };
+const pages = { workspaces, live, funnels, violations, faults, clock, conformance };
 const main = document.getElementById("page");
 const prompt = document.getElementById("token-prompt");
 const input = document.getElementById("token-input");
