@@ -51,7 +51,7 @@ struct LoadCommandCheckTests {
     @Test("a bad --run-tag is a usage error", arguments: ["", "UPPER", "has space", "seventeen-chars-x"])
     func badRunTag(tag: String) throws {
         let result = try BinaryRunner.run(["load", "--run-tag", tag, "--url", "http://127.0.0.1:1"])
-        #expect(result.status == 2)
+        #expect(result.status == 64)
         #expect(result.stderr.contains("--run-tag must be"), "stderr: \(result.stderr)")
     }
 
@@ -60,7 +60,7 @@ struct LoadCommandCheckTests {
         let fixture = try MockFixture.standard()
         try fixture.withServer { server in
             let result = try LoadCommandTests.load(server.port, ["--json", "/nonexistent-dir/report.json"])
-            #expect(result.status == 2, "stdout: \(result.stdout)\nstderr: \(result.stderr)")
+            #expect(result.status == 64, "stdout: \(result.stdout)\nstderr: \(result.stderr)")
             #expect(result.stderr.contains("/nonexistent-dir/report.json"))
             #expect(result.stdout.isEmpty)
             let metrics = try fetch(server.port, "GET /_mock/metrics HTTP/1.1\r\nHost: x\r\n\r\n").text
@@ -71,7 +71,7 @@ struct LoadCommandCheckTests {
     /// A server with an admin token: --verify without one, or with a wrong one, is found out before the run,
     /// with different advice.
     @Test(
-        "--verify with a missing or refused admin token exits 2 before the run",
+        "--verify with a missing or refused admin token exits 64 before the run",
         arguments: [([], "give --admin-token"), (["--admin-token", "wrong"], "refused the admin token")])
     func verifyToken(options: [String], message: String) throws {
         let fixture = try MockFixture.standard()
@@ -83,7 +83,7 @@ struct LoadCommandCheckTests {
             server.wait()
         }
         let result = try LoadCommandTests.load(server.port, ["--verify"] + options)
-        #expect(result.status == 2, "stdout: \(result.stdout)\nstderr: \(result.stderr)")
+        #expect(result.status == 64, "stdout: \(result.stdout)\nstderr: \(result.stderr)")
         #expect(result.stderr.contains(message), "stderr: \(result.stderr)")
         #expect(!result.stderr.contains("--verify: --verify"))
         #expect(result.stdout.isEmpty, "no load, no report")
@@ -92,7 +92,7 @@ struct LoadCommandCheckTests {
     @Test("--url with a password is refused without printing it")
     func urlWithPassword() throws {
         let result = try BinaryRunner.run(["load", "--url", "http://user:hunter2@127.0.0.1:1"])
-        #expect(result.status == 2)
+        #expect(result.status == 64)
         #expect(!result.stderr.contains("hunter2"))
         #expect(result.stderr.contains("***@127.0.0.1:1"), "stderr: \(result.stderr)")
     }
@@ -100,14 +100,14 @@ struct LoadCommandCheckTests {
     @Test("a bad GRONA_MOCK_URL names the variable")
     func badEnvironmentURL() throws {
         let result = try BinaryRunner.run(["load"], environment: ["GRONA_MOCK_URL": "https://x"])
-        #expect(result.status == 2)
+        #expect(result.status == 64)
         #expect(result.stderr.contains("GRONA_MOCK_URL must be"), "stderr: \(result.stderr)")
     }
 
     @Test("--ramp-from without --ramp is a usage error; a ramp longer than the run is warned about")
     func rampOptions() throws {
         let alone = try BinaryRunner.run(["load", "--ramp-from", "5", "--url", "http://127.0.0.1:1"])
-        #expect(alone.status == 2)
+        #expect(alone.status == 64)
         #expect(alone.stderr.contains("--ramp-from needs --ramp"), "stderr: \(alone.stderr)")
         let long = try BinaryRunner.run([
             "load", "--ramp", "2m", "--duration", "30s", "--url", "http://127.0.0.1:1", "--quiet",

@@ -72,7 +72,7 @@ struct LoadCommandTests {
     }
 
     @Test(
-        "a bad threshold is a usage error (exit 2) that names it, before any request",
+        "a bad threshold is a usage error (exit 64) that names it, before any request",
         arguments: ["events.p99<10", "event.p99<10ms", "errors.rate<<0.1", "verify.lost<1"])
     func badThreshold(expression: String) throws {
         let fixture = try MockFixture.standard()
