@@ -51,8 +51,10 @@ cleanup() {
     print_timings
     if [[ $status == 0 && $SKIPPED == 0 ]]; then
         printf '\nthe Testcontainers example passed (runtime %s)\n' "$CONTAINER_RUNTIME"
+    fi
+    if [[ $status == 0 ]]; then
         rm -rf "$WORK"
-    elif [[ $status != 0 ]]; then
+    else
         printf 'logs kept in %s\n' "$WORK" >&2
     fi
     exit "$status"
