@@ -41,6 +41,19 @@ enum TrustSteps {
                   <debug-overrides><trust-anchors><certificates src="user"/></trust-anchors></debug-overrides>
               In the manifest: <application android:networkSecurityConfig="@xml/network_security_config" ...>
 
+            Linux, the system store (Debian, Ubuntu: curl and other OpenSSL clients; the name must end in .crt):
+              sudo cp \(pem) /usr/local/share/ca-certificates/grona-mock-local-ca.crt
+              sudo update-ca-certificates
+              undo: sudo rm /usr/local/share/ca-certificates/grona-mock-local-ca.crt
+                    sudo update-ca-certificates --fresh
+              (Fedora, RHEL: sudo cp \(pem) /etc/pki/ca-trust/source/anchors/ && sudo update-ca-trust)
+
+            Chromium and Chrome on Linux (their own NSS store, per user; certutil is in libnss3-tools):
+              mkdir -p ~/.pki/nssdb
+              certutil -d sql:$HOME/.pki/nssdb -N --empty-password    (only if it holds no cert9.db yet)
+              certutil -d sql:$HOME/.pki/nssdb -A -t "C,," -n "grona-mock local CA" -i \(pem)
+              undo: certutil -d sql:$HOME/.pki/nssdb -D -n "grona-mock local CA"; then restart the browser.
+
             curl:
               curl --cacert \(pem) https://localhost:8443/_mock/health
 

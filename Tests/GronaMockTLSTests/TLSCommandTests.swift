@@ -140,6 +140,9 @@ struct TLSCommandTests {
             directory.file("ca.pem"), directory.file("ca.der"), "security add-trusted-cert",
             "xcrun simctl keychain booted add-root-cert", "Certificate Trust Settings", "<certificates src=\"user\"/>",
             "@raw/grona_mock_ca", "curl --cacert", "SecTrustSetAnchorCertificates", "https://10.0.2.2:8443",
+            "sudo cp \(directory.file("ca.pem")) /usr/local/share/ca-certificates/grona-mock-local-ca.crt",
+            "sudo update-ca-certificates",
+            "certutil -d sql:$HOME/.pki/nssdb -A -t \"C,,\" -n \"grona-mock local CA\" -i \(directory.file("ca.pem"))",
         ] {
             #expect(run.output.contains(step), "\(step)")
         }
