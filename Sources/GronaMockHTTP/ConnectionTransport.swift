@@ -68,6 +68,19 @@ package protocol ConnectionTransportFactory: Sendable {
     /// descriptors) is sent, raw on the socket, before the close: a client of this protocol must be able to
     /// read it, which the plain-HTTP 503 is not to a TLS client.
     var refusal: [UInt8] { get }
+
+    /// Called once a server serves this listener: a factory with work of its own between connections (TLS
+    /// watching its certificate files) starts it here, off the event loops.
+    func startServing()
+
+    /// Called once the server serving this listener has stopped (every loop finished): what `startServing`
+    /// started ends here, so that no thread outlives the server.
+    func stopServing()
+}
+
+extension ConnectionTransportFactory {
+    package func startServing() {}
+    package func stopServing() {}
 }
 
 /// Plain HTTP: the connection reads and writes its socket directly, as it did before transports existed (one

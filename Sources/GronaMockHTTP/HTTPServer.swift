@@ -167,6 +167,7 @@ public final class HTTPServer: Sendable {
             LoopThread.spawn(name: "grona-loop-\(index)") { loop.run() }
         }
         server.threads.withLock { $0 = threads }
+        for socket in sockets { socket.transport?.startServing() }
         return server
     }
 
@@ -182,7 +183,8 @@ public final class HTTPServer: Sendable {
         for loop in loops { loop.beginShutdown() }
     }
 
-    /// Blocks until every event loop has finished, then releases the listening socket.
+    /// Blocks until every event loop has finished, then releases the listening sockets and stops what their
+    /// transports run beside the loops.
     public func wait() {
         let threads = self.threads.withLock { threads -> [LoopThread] in
             defer { threads.removeAll() }
@@ -191,7 +193,10 @@ public final class HTTPServer: Sendable {
         guard !threads.isEmpty else { return }
         for thread in threads { thread.join() }
         context.loops.value = nil  // the loops and the context refer to each other
-        for socket in sockets { close(socket.fd) }
+        for socket in sockets {
+            close(socket.fd)
+            socket.transport?.stopServing()
+        }
     }
 
     /// Open connections right now, across all loops.

@@ -48,15 +48,15 @@ final class ServerTLSContext: @unchecked Sendable {
         + "ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-RSA-CHACHA20-POLY1305"
 
     /// The largest certificate chain or key file read: a chain is a few KiB; a huge file is refused rather
-    /// than read on the event loop that checks for a reload.
+    /// than read whole into memory at every change.
     static let maxFileBytes = 256 * 1024
 
     /// Loads the certificate chain (PEM, the server's first) and its key, and checks that they match.
     ///
     /// The files are read by `FileSystem.read` (regular files only, opened non-blocking, size-capped) and
-    /// parsed from memory, never opened by OpenSSL: a reload runs on an event loop, and OpenSSL's `fopen` of a
-    /// FIFO put in place of the certificate would block that loop (and every loop behind the reload lock)
-    /// until something wrote to it.
+    /// parsed from memory, never opened by OpenSSL: OpenSSL's `fopen` of a FIFO put in place of the
+    /// certificate would block until something wrote to it, at start-up or on the thread that watches for a
+    /// reload (`ServingCertificate`), which could then never be stopped.
     init(certificateFile: String, keyFile: String) throws(TLSError) {
         ERR_clear_error()
         guard let context = SSL_CTX_new(TLS_server_method()) else { throw .openSSL("creating the TLS context") }

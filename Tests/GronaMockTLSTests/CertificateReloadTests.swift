@@ -77,7 +77,6 @@ struct CertificateReloadTests {
             let directory = certificates.directory
             // Not a certificate at all.
             try Data("not a certificate\n".utf8).write(to: URL(fileURLWithPath: directory.serverCertificate))
-            // The files are looked at as connections arrive: each try is one.
             #expect(
                 try eventually {
                     try Self.servedSerial(server.tlsPort, certificates) == serving
@@ -98,8 +97,8 @@ struct CertificateReloadTests {
         }
     }
 
-    /// The files are checked on an event loop: OpenSSL opening a FIFO there would wait for a writer, and the
-    /// loop (and every loop behind the reload lock) with it; a huge file would be read there whole.
+    /// OpenSSL opening a FIFO would wait for a writer, and the watching thread with it (a server that could
+    /// not stop); a huge file would be read whole.
     @Test("a FIFO, a directory or a huge file in place of the certificate is refused at once; the old one serves")
     func specialFilesKeepTheOld() throws {
         let certificates = try TestCertificates()
@@ -112,7 +111,7 @@ struct CertificateReloadTests {
             }
             try FileManager.default.removeItem(atPath: path)
             #expect(mkfifo(path, 0o600) == 0)
-            // A loop stuck opening the FIFO goes on once a writer opens it: a failing run ends instead of hanging.
+            // A thread stuck opening the FIFO goes on once a writer opens it: a failing run ends instead of hanging.
             defer {
                 let writer = open(path, O_WRONLY | O_NONBLOCK)
                 if writer >= 0 { close(writer) }
@@ -135,6 +134,52 @@ struct CertificateReloadTests {
                 try eventually {
                     try Self.servedSerial(server.tlsPort, certificates) == serving && refusals("larger than") == 1
                 })
+        }
+    }
+
+    /// The accept path only reads the current certificate: a reload (a slow disk, a long chain) runs beside the
+    /// loops, and the connections arriving meanwhile get the previous certificate at once.
+    @Test("a connection arriving while a changed certificate is being loaded is served the previous one at once")
+    func servedDuringReload() throws {
+        let certificates = try TestCertificates()
+        let reload = Gate()
+        let tls = try certificates.tlsListener(beforeReloading: { reload.pass() })
+        var configuration = testServerConfiguration()
+        configuration.listeners = [.layered(port: 0, transport: tls)]
+        try withLiveServer(configuration) { server in
+            // Opened before the server stops, pass or fail: a reload held forever would hold the stop too.
+            defer { reload.open() }
+            let first = try Self.fileSerial(certificates.directory.serverCertificate)
+            _ = try LocalAuthority.initialize(certificates.directory, names: [], machineNames: false)
+            let second = try Self.fileSerial(certificates.directory.serverCertificate)
+            // Connections go on arriving while the change settles: were the reload made for one of them, it
+            // would be held here with it.
+            var entered = false
+            #expect(
+                eventually {
+                    _ = try? RawClient(port: server.tlsPort, tls: certificates.client, timeout: 2)
+                    entered = entered || reload.waitForEntry(seconds: 0.02)
+                    return entered
+                })
+            #expect(try Self.servedSerial(server.tlsPort, certificates) == first)
+            reload.open()
+            #expect(try eventually { try Self.servedSerial(server.tlsPort, certificates) == second })
+        }
+    }
+
+    @Test("the thread that watches the files runs only while a server serves the listener")
+    func watcherStopsWithTheServer() throws {
+        let certificates = try TestCertificates()
+        let tls = try certificates.tlsListener()
+        #expect(!tls.isWatching)
+        for _ in 0..<3 {
+            var configuration = testServerConfiguration()
+            configuration.listeners = [.layered(port: 0, transport: tls)]
+            try withLiveServer(configuration) { server throws in
+                #expect(tls.isWatching)
+                #expect(try Self.servedSerial(server.tlsPort, certificates) != nil)
+            }
+            #expect(!tls.isWatching)
         }
     }
 }

@@ -26,10 +26,17 @@ final class TestCertificates {
 
     /// An HTTPS listener on a free port, checking its files for changes every `checkInterval`.
     func listener(checkInterval: Duration = .milliseconds(50), logger: Logger = .silent) throws -> HTTPServer.Listener {
-        let tls = try TLSListener(
+        .layered(port: 0, transport: try tlsListener(checkInterval: checkInterval, logger: logger))
+    }
+
+    /// The transport of `listener`, for tests that look at it or hold its reloads (`beforeReloading`).
+    func tlsListener(
+        checkInterval: Duration = .milliseconds(50), logger: Logger = .silent,
+        beforeReloading: (@Sendable () -> Void)? = nil
+    ) throws -> TLSListener {
+        try TLSListener(
             certificateFile: directory.serverCertificate, keyFile: directory.serverKey, checkInterval: checkInterval,
-            logger: logger)
-        return .layered(port: 0, transport: tls)
+            logger: logger, beforeReloading: beforeReloading)
     }
 }
 
