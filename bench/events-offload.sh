@@ -87,9 +87,10 @@ measure() {
     launch_grona --db "$WORK/events.sqlite" "${options[@]}"
     # One large batch first: its 500 events must be accepted, or what follows measures refusals.
     await_status status post_status "$WORK/large/1.json.gz"
-    grep -q '"accepted":500' "$WORK/answer.json" 2>/dev/null && [[ "$status" == 200 ]] ||
+    if [[ "$status" != 200 ]] || ! grep -q '"accepted":500' "$WORK/answer.json" 2>/dev/null; then
         die "a large batch was not accepted ($status): $(head -c 300 "$WORK/answer.json" 2>/dev/null)" \
             "$(cat "$WORK/curl.err" 2>/dev/null)"
+    fi
     tag="o${round}${mode}$$"
     timeout --kill-after=5 "$((WARMUP + DURATION + 30))" wrk -t1 -c"$LARGE_CONNECTIONS" \
         -d"$((WARMUP + DURATION + 1))s" --latency -s bench/events/post-large.lua "http://127.0.0.1:$GRONA_PORT" \
