@@ -167,6 +167,9 @@ launch_grona() {
     for name in $(compgen -e); do
         if [[ "$name" == GRONA_MOCK_* ]]; then runner+=(-u "$name"); fi
     done
+    # Emptied here, not by the child's redirection: the loop below may read the file before the child has
+    # opened it, and would then take the previous server's port.
+    : >"$WORK/grona.out"
     "${runner[@]}" "$GRONA_BIN" serve --port 0 "$@" \
         >"$WORK/grona.out" 2>"$WORK/grona.err" </dev/null &
     GRONA_PID=$!

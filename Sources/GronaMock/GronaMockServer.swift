@@ -21,12 +21,14 @@ public final class GronaMockServer: Sendable {
     package let engine: GronaMockEngine
     private let server: HTTPServer
     private let pool: BlockingPool
+    /// Where large event batches are decoded, when they leave the loops.
+    private let offload: EventsOffload?
     /// The routes as served, for `exchange`.
     private let router: Router
 
     private init(
         configuration: GronaMockConfiguration, server: HTTPServer, engine: GronaMockEngine, pool: BlockingPool,
-        router: Router
+        offload: EventsOffload?, router: Router
     ) {
         self.engine = engine
         workspaces = engine.registry
@@ -38,6 +40,7 @@ public final class GronaMockServer: Sendable {
         self.configuration = configuration
         self.server = server
         self.pool = pool
+        self.offload = offload
         self.router = router
     }
 
@@ -84,7 +87,11 @@ public final class GronaMockServer: Sendable {
         ConfigRoutes.register(
             on: &router, registry: engine.registry, maxAge: configuration.configMaxAge, events: engine.events)
         GrantsRoutes.register(on: &router, registry: engine.registry, clock: engine.clock, events: engine.events)
-        EventsRoutes.register(on: &router, registry: engine.registry, store: engine.store, clock: engine.clock)
+        let offload = configuration.eventsOffloadBytes.map { threshold in
+            EventsOffload(threshold: threshold, pool: BlockingPool(threads: HTTPServer.coreCount, name: "grona-batch"))
+        }
+        EventsRoutes.register(
+            on: &router, registry: engine.registry, store: engine.store, clock: engine.clock, offload: offload)
         EventInspectionRoutes.register(on: &router, engine: engine, pool: pool)
         FaultRoutes.register(on: &router, engine: engine)
         WorkspaceRoutes.register(on: &router, engine: engine)
@@ -106,11 +113,13 @@ public final class GronaMockServer: Sendable {
             engine.shutdown()
             engine.stop()
             pool.stop()
+            offload?.pool.stop()
             let address = configuration.http.listeners.map { "\(configuration.http.host):\($0.port)" }
             throw StartupError("cannot listen on \(address.joined(separator: " and ")): \(error)")
         }
         serverReference.value = server
-        return GronaMockServer(configuration: configuration, server: server, engine: engine, pool: pool, router: router)
+        return GronaMockServer(
+            configuration: configuration, server: server, engine: engine, pool: pool, offload: offload, router: router)
     }
 
     /// Every route served, in registration order: for tests that walk the table and for documentation checks.
@@ -152,6 +161,7 @@ public final class GronaMockServer: Sendable {
     public func wait() {
         server.wait()
         pool.stop()
+        offload?.pool.stop()
         engine.stop()
     }
 }

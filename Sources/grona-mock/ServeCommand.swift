@@ -69,6 +69,10 @@ enum ServeCommand {
             "event-loops", "N", environment: "GRONA_MOCK_EVENT_LOOPS", default: String(HTTPServer.coreCount),
             help: "Event loop threads (one per core)."),
         .value(
+            "events-offload-bytes", "N", environment: "GRONA_MOCK_EVENTS_OFFLOAD_BYTES",
+            default: String(GronaMockConfiguration.defaultEventsOffloadBytes),
+            help: "Decode and check event batches of N bytes of JSON or more off the event loops (0: none)."),
+        .value(
             "max-connections", "N", environment: "GRONA_MOCK_MAX_CONNECTIONS", default: "10000",
             help: "Open connections beyond this are answered 503."),
     ]
@@ -181,6 +185,9 @@ enum ServeCommand {
             configMaxAge: try parsed.integer("config-max-age", in: 0...31_536_000) ?? 60,
             maxEvents: try parsed.integer("max-events", in: 1...1_000_000_000))
         configuration.maxClones = try parsed.integer("max-clones", in: 0...1_000_000) ?? configuration.maxClones
+        if let bytes = try parsed.integer("events-offload-bytes", in: 0...(16 * 1024 * 1024)) {
+            configuration.eventsOffloadBytes = bytes > 0 ? bytes : nil
+        }
         if let token = parsed.value("admin-token") {
             // An empty GRONA_MOCK_ADMIN_TOKEN must not quietly mean "no token".
             if let problem = AdminToken.problem(with: token) { throw UsageError("--admin-token: \(problem)") }

@@ -12,38 +12,53 @@ enum EventsRoutes {
     /// The fault endpoint `events`.
     static let pattern = "/v1/mobile/events"
 
-    static func register(on router: inout Router, registry: WorkspaceRegistry, store: EventStore, clock: ServerClock) {
+    /// `offload`: batches of at least `threshold` bytes of JSON (`EventsOffload`) are decoded, parsed and
+    /// validated on `pool` instead of the event loop that read them.
+    static func register(
+        on router: inout Router, registry: WorkspaceRegistry, store: EventStore, clock: ServerClock,
+        offload: EventsOffload? = nil
+    ) {
         router.on(.post, pattern, bodyLimit: maxRawBytes) { request, responder in
-            // Events have no endpoint-specific faults: only the generic kinds apply. The rules of the batch's
-            // workspace are asked once the batch parsed (those without a workspace were, as it started).
-            responder.sendingErrors {
-                let receivedAt = clock.nowMilliseconds()
-                let envelope = try readEnvelope(request, registry: registry)
-                // The batch is noted before the rules of its workspace are asked, so that a faulted batch is
-                // heard with its events too (a retry can be compared with it).
-                let traffic = request.traffic
-                traffic?.note(workspace: envelope.workspaceKey)
-                traffic?.note(
-                    .events(
-                        AnsweredRequest.EventsDetail(
-                            installID: envelope.installID, sentAt: envelope.sentAt, events: envelope.events,
-                            rejectedIndexes: [])))
-                if let answer = request.faults?.enter(workspace: envelope.workspaceKey) {
-                    return responder.send(answer)
-                }
-                let (batch, rejections) = try validate(envelope, receivedAt: receivedAt)
-                traffic?.noteRejected(rejections.map(\.0))
-                guard let writer = store.writer else { throw HTTPError.storageUnavailable }
-                writer.submit(
-                    .write(batch) { result in
-                        switch result {
-                        case .success(let counts):
-                            traffic?.noteStored(accepted: counts.accepted, duplicates: counts.duplicates)
-                            responder.send(acknowledgement(counts, rejections))
-                        case .failure: responder.send(HTTPError.storageUnavailable.response)
-                        }
-                    })
+            guard let offload, offload.takes(request.body) else {
+                return handle(request, responder, registry: registry, store: store, clock: clock)
             }
+            offload.pool.execute { handle(request, responder, registry: registry, store: store, clock: clock) }
+        }
+    }
+
+    private static func handle(
+        _ request: HTTPRequest, _ responder: HTTPResponder, registry: WorkspaceRegistry, store: EventStore,
+        clock: ServerClock
+    ) {
+        // Events have no endpoint-specific faults: only the generic kinds apply. The rules of the batch's
+        // workspace are asked once the batch parsed (those without a workspace were, as it started).
+        responder.sendingErrors {
+            let receivedAt = clock.nowMilliseconds()
+            let envelope = try readEnvelope(request, registry: registry)
+            // The batch is noted before the rules of its workspace are asked, so that a faulted batch is
+            // heard with its events too (a retry can be compared with it).
+            let traffic = request.traffic
+            traffic?.note(workspace: envelope.workspaceKey)
+            traffic?.note(
+                .events(
+                    AnsweredRequest.EventsDetail(
+                        installID: envelope.installID, sentAt: envelope.sentAt, events: envelope.events,
+                        rejectedIndexes: [])))
+            if let answer = request.faults?.enter(workspace: envelope.workspaceKey) {
+                return responder.send(answer)
+            }
+            let (batch, rejections) = try validate(envelope, receivedAt: receivedAt)
+            traffic?.noteRejected(rejections.map(\.0))
+            guard let writer = store.writer else { throw HTTPError.storageUnavailable }
+            writer.submit(
+                .write(batch) { result in
+                    switch result {
+                    case .success(let counts):
+                        traffic?.noteStored(accepted: counts.accepted, duplicates: counts.duplicates)
+                        responder.send(acknowledgement(counts, rejections))
+                    case .failure: responder.send(HTTPError.storageUnavailable.response)
+                    }
+                })
         }
     }
 

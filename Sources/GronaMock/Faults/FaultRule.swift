@@ -25,7 +25,10 @@ package struct FaultRule: Sendable {
         }
     }
 
-    static let commonFields = ["endpoint", "workspace", "kind", "count", "probability", "seed"]
+    /// What every rule may take besides its target and kind, whatever its kind (the dashboard's form offers
+    /// them through `DashboardVocabulary`).
+    static let commonParameters = ["count", "probability", "seed"]
+    static let commonFields = ["endpoint", "workspace", "kind"] + commonParameters
     static let maxDelayMilliseconds = 600_000
     static let maxRetryAfterSeconds = 86_400
 

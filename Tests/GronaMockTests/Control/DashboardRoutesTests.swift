@@ -96,6 +96,8 @@ struct DashboardRoutesTests {
             #expect(endpoints == ["all"] + FaultEngine.Endpoint.allCases.map(\.rawValue))
             let kinds = json["faultKinds"]?.arrayValue ?? []
             #expect(kinds.compactMap { $0["kind"]?.stringValue } == FaultKind.allCases.map(\.rawValue))
+            let common = json["faultCommonParameters"]?.arrayValue?.compactMap(\.stringValue)
+            #expect(common == FaultRule.commonParameters)
             for (entry, kind) in zip(kinds, FaultKind.allCases) {
                 let parameters = entry["parameters"]?.arrayValue?.compactMap(\.stringValue)
                 #expect(parameters == kind.parameters, "\(kind)")
@@ -106,6 +108,9 @@ struct DashboardRoutesTests {
             for kind in FaultKind.allCases where kind.rawValue.contains("_") {
                 #expect(!faults.contains("\"\(kind.rawValue)\""), "faults.js names \(kind.rawValue) itself")
             }
+            for name in FaultRule.commonParameters {
+                #expect(!faults.contains("\"\(name)\""), "faults.js names \(name) itself")
+            }
         }
     }
 
@@ -115,11 +120,14 @@ struct DashboardRoutesTests {
             let response = try fetch(server.port, "GET /_mock/ui/vocabulary.json HTTP/1.1\r\nHost: x\r\n\r\n")
             let json = try JSONParser().parse(response.body)
             #expect(json["arms"]?.arrayValue?.compactMap(\.stringValue) == Arm.allCases.map(\.rawValue))
+            #expect(json["treatmentArm"]?.stringValue == Arm.treatment.rawValue)
+            #expect(json["controlArm"]?.stringValue == Arm.control.rawValue)
             #expect(json["funnelSteps"]?.arrayValue?.compactMap(\.stringValue) == EventFunnels.steps.map(\.rawValue))
+            #expect(json["funnelPurchases"]?.stringValue == EventType.purchase.rawValue)
             #expect(json["funnelConversion"]?["from"]?.stringValue == EventFunnels.conversion.from.rawValue)
             #expect(json["funnelConversion"]?["to"]?.stringValue == EventFunnels.conversion.to.rawValue)
             let funnels = try fetch(server.port, "GET /_mock/ui/funnels.js HTTP/1.1\r\nHost: x\r\n\r\n").text
-            for name in Arm.allCases.map(\.rawValue) + EventType.allCases.map(\.rawValue) where name != "purchase" {
+            for name in Arm.allCases.map(\.rawValue) + EventType.allCases.map(\.rawValue) {
                 #expect(!funnels.contains("\"\(name)\"") && !funnels.contains("'\(name)'"), "funnels.js names \(name)")
             }
         }
@@ -137,6 +145,46 @@ struct DashboardRoutesTests {
         try Self.withServer { server in
             let info = try fetch(server.port, "GET /_mock/ui/server.json HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(info.text == #"{"adminToken":false}"#)
+        }
+    }
+
+    /// The names of the engine's vocabularies that a page could show or compare, each a quoted literal nowhere
+    /// in the page's scripts: what the page needs of them comes from vocabulary.json.
+    static let pageVocabulary: [(String, [String])] = [
+        ("event type", EventType.allCases.map(\.rawValue)), ("arm", Arm.allCases.map(\.rawValue)),
+        ("placement", Placement.allCases.map(\.rawValue)), ("screen type", ScreenType.allCases.map(\.rawValue)),
+        ("fault kind", FaultKind.allCases.map(\.rawValue)), ("fault parameter", FaultRule.commonParameters),
+        ("campaign status", Campaign.Status.allCases.map(\.rawValue)),
+        ("decision type", DecisionType.allCases.map(\.rawValue)),
+        ("component type", ComponentType.allCases.map(\.rawValue)),
+        ("treatment type", TreatmentType.allCases.map(\.rawValue)),
+    ]
+
+    /// Words that are also a vocabulary's names but mean something else where a script says them: the live
+    /// feed's connection state and a column heading (live.js), the default event type of a server-sent event
+    /// (sse.js, WHATWG HTML §9.2.6) and a column heading (violations.js).
+    static let otherMeanings: [String: Set<String>] = [
+        "live.js": ["live", "status"], "sse.js": ["message"], "violations.js": ["message"],
+    ]
+
+    @Test("vocabulary.json serves the event types, the kill switch's status and the arms; no script keeps a copy")
+    func noScriptKeepsAVocabulary() throws {
+        try Self.withServer { server in
+            let response = try fetch(server.port, "GET /_mock/ui/vocabulary.json HTTP/1.1\r\nHost: x\r\n\r\n")
+            let json = try JSONParser().parse(response.body)
+            #expect(json["eventTypes"]?.arrayValue?.compactMap(\.stringValue) == EventType.allCases.map(\.rawValue))
+            #expect(json["killedStatus"]?.stringValue == Campaign.Status.killed.rawValue)
+            let scripts = DashboardAssets.files.keys.filter { $0.hasSuffix(".js") }.sorted()
+            #expect(scripts.count >= 10)
+            for name in scripts {
+                let text = try fetch(server.port, "GET /_mock/ui/\(name) HTTP/1.1\r\nHost: x\r\n\r\n").text
+                for (noun, values) in Self.pageVocabulary {
+                    for value in values where text.contains("\"\(value)\"") || text.contains("'\(value)'") {
+                        if Self.otherMeanings[name]?.contains(value) == true { continue }
+                        Issue.record("\(name) names the \(noun) \(value) itself")
+                    }
+                }
+            }
         }
     }
 }

@@ -4,13 +4,12 @@
 import { api, vocabulary } from "./api.js";
 import { el, field, replace, showError } from "./dom.js";
 
-/** What every rule may take, whatever its kind; each kind's own parameters come from the server. */
-const common = ["count", "probability", "seed"];
 const columns = ["id", "endpoint", "workspace", "kind", "parameters", "fired", "remaining", "seen", ""];
 
 export async function render(container) {
-  // The endpoints, kinds and each kind's parameters, from the engine's enums (never a copy kept here).
-  const { faultEndpoints: endpoints, faultKinds: kinds } = await vocabulary();
+  // The endpoints, kinds, each kind's parameters and those every rule takes, from the engine's enums (never a
+  // copy kept here).
+  const { faultEndpoints: endpoints, faultKinds: kinds, faultCommonParameters: common } = await vocabulary();
   const parametersOf = new Map(kinds.map(({ kind, parameters }) => [kind, parameters]));
   const numbers = [...common, ...new Set(kinds.flatMap(({ parameters }) => parameters))];
   const list = el("div", { id: "fault-list" });
@@ -21,7 +20,7 @@ export async function render(container) {
       el("option", { value: kind }, endpoint ? `${kind} (${endpoint} only)` : kind))),
   };
   for (const name of numbers) controls[name] = el("input", { id: `fault-${name}`, inputmode: "decimal" });
-  controls.count.value = "1";
+  if (controls.count) controls.count.value = "1";
   if (controls.status) controls.status.value = "503";
 
   const refresh = async () => {

@@ -6,15 +6,18 @@ import { api, query, vocabulary, workspaceKeys } from "./api.js";
 import { el, field, replace, showError, svg } from "./dom.js";
 
 // The steps the server counts and the arms of contract §5, in its order, from vocabulary.json (the engine's
-// enums): set as the view opens. The purchases come last, from each row's `purchases`.
+// enums): set as the view opens. The purchases come last, from each row's `purchases`, under the step name the
+// vocabulary gives them.
 let steps = [];
+let purchases = "";
 let armOrder = [];
+let compared = [];
 let conversion = { from: "", to: "" };
 
 /** The counts of one funnel row by step: the server's steps, and its purchases as the last. */
 function counts(row) {
   const byStep = Object.fromEntries((row.steps ?? []).map((step) => [step.type, step.count]));
-  byStep.purchase = row.purchases ?? 0;
+  byStep[purchases] = row.purchases ?? 0;
   return steps.map((step) => byStep[step] ?? 0);
 }
 
@@ -22,7 +25,7 @@ function counts(row) {
 function rates(row, values) {
   const byStep = Object.fromEntries((row.steps ?? []).map((step) => [step.type, step.rate]));
   const last = values[values.length - 2];
-  byStep.purchase = last === 0 ? null : Math.round((values[values.length - 1] / last) * 10000) / 10000;
+  byStep[purchases] = last === 0 ? null : Math.round((values[values.length - 1] / last) * 10000) / 10000;
   return steps.map((step) => byStep[step] ?? null);
 }
 
@@ -30,8 +33,10 @@ const percent = (rate) => (rate === null ? "–" : `${(rate * 100).toFixed(1)}%`
 
 export async function render(container) {
   const names = await vocabulary();
-  steps = [...names.funnelSteps, "purchase"];
+  purchases = names.funnelPurchases;
+  steps = [...names.funnelSteps, purchases];
   armOrder = names.arms;
+  compared = [names.treatmentArm, names.controlArm];
   conversion = names.funnelConversion;
   const keys = await workspaceKeys();
   const picker = el("select", { id: "funnel-workspace" }, keys.map((key) => el("option", { value: key }, key)));
@@ -66,9 +71,9 @@ function drawFunnels(output, answer) {
     (answer.demo ?? []).length ? el("p", { class: "muted" }, `${answer.demo.length} demo rows are counted apart.`) : null);
 }
 
-/** The arms compared: the first two (treatment and control) always, any other (the holdout) when it has rows. */
+/** The arms compared: treatment and control always, any other (the holdout) when it has rows. */
 function campaignSection(campaign, rows) {
-  const present = armOrder.filter((arm, index) => index < 2 || rows.some((row) => row.arm === arm));
+  const present = armOrder.filter((arm) => compared.includes(arm) || rows.some((row) => row.arm === arm));
   const totals = present.map((arm) => {
     const total = steps.map(() => 0);
     for (const row of rows.filter((candidate) => candidate.arm === arm)) {
@@ -79,9 +84,17 @@ function campaignSection(campaign, rows) {
   return el("section", { class: "card", "data-campaign": campaign },
     el("h3", {}, campaign),
     table(rows),
-    el("h3", {}, ["Treatment against control", ...present.slice(2)].join(" and ")),
+    el("h3", {}, heading(present)),
     armTable(totals),
     chart(totals));
+}
+
+/** "Treatment against control", and any other arm drawn: "… and holdout". */
+function heading(arms) {
+  const [treatment, control] = compared;
+  const others = arms.filter((arm) => !compared.includes(arm));
+  const first = treatment.charAt(0).toUpperCase() + treatment.slice(1);
+  return [`${first} against ${control}`, ...others].join(" and ");
 }
 
 function table(rows) {

@@ -1,7 +1,7 @@
 // Live events: what the SDK sends, as the server commits it (GET /_mock/events/live), filtered by workspace,
 // type, install and campaign; pause and resume; a click opens the event's JSON; rejected events show why.
 
-import { query, workspaceKeys } from "./api.js";
+import { query, vocabulary, workspaceKeys } from "./api.js";
 import { el, field, isoTime, jsonBlock, replace, showError } from "./dom.js";
 import { readEvents } from "./sse.js";
 
@@ -9,11 +9,13 @@ import { readEvents } from "./sse.js";
 const maxRows = 500;
 
 export async function render(container) {
-  const keys = await workspaceKeys();
+  const [keys, { eventTypes }] = await Promise.all([workspaceKeys(), vocabulary()]);
+  // Suggested, not imposed: a type from a newer SDK is still one to filter on.
+  const types = el("datalist", { id: "live-types" }, eventTypes.map((type) => el("option", { value: type })));
   const filters = {
     workspace: el("select", { id: "live-workspace" }, el("option", { value: "" }, "all workspaces"),
       keys.map((key) => el("option", { value: key }, key))),
-    type: el("input", { id: "live-type", placeholder: "exposure", spellcheck: "false" }),
+    type: el("input", { id: "live-type", list: "live-types", placeholder: "any type", spellcheck: "false" }),
     install: el("input", { id: "live-install", placeholder: "installID", spellcheck: "false" }),
     campaign: el("input", { id: "live-campaign", placeholder: "campaignID", spellcheck: "false" }),
   };
@@ -120,7 +122,7 @@ export async function render(container) {
   replace(container,
     el("h2", {}, "Live events"),
     el("div", { class: "toolbar" }, ...field("Workspace", filters.workspace), ...field("Type", filters.type),
-      ...field("Install", filters.install), ...field("Campaign", filters.campaign), apply, pause, state),
+      ...field("Install", filters.install), ...field("Campaign", filters.campaign), types, apply, pause, state),
     el("div", { class: "split" },
       el("table", { class: "events" },
         el("thead", {}, el("tr", {}, ["id", "received", "status", "workspace", "type", "install", "campaign / arm",

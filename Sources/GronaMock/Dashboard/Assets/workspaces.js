@@ -1,12 +1,19 @@
 // Workspaces: each with its revision, keys, origin (file or clone) and campaigns (placement, status, schedule,
 // arms), kill and revive buttons, clones, and the served configuration decoded with each signature's status.
 
-import { api, query } from "./api.js";
+import { api, query, vocabulary } from "./api.js";
 import { el, field, isoTime, jsonBlock, replace, showError } from "./dom.js";
 import { verifyConfiguration } from "./jws.js";
 
+// The arm a variant's `control` flag gives (contract §5) and the kill switch's status (§4), from the engine's
+// enums: set as the view opens.
+let arms = { control: "", treatment: "" };
+let killedStatus = "";
+
 export async function render(container) {
-  const listing = await api("/_mock/workspaces");
+  const [listing, names] = await Promise.all([api("/_mock/workspaces"), vocabulary()]);
+  arms = { control: names.controlArm, treatment: names.treatmentArm };
+  killedStatus = names.killedStatus;
   replace(container, el("h2", {}, "Workspaces"));
   for (const problem of listing.errors ?? []) {
     container.append(el("p", { class: "error" }, `${problem.file ?? ""}: ${problem.reason ?? JSON.stringify(problem)}`));
@@ -40,14 +47,14 @@ async function renderWorkspace(card, key) {
 
 function campaignTable(card, key, campaigns) {
   const rows = campaigns.map((campaign) => {
-    const killed = campaign.status === "killed";
+    const killed = campaign.status === killedStatus;
     const action = killed ? "revive" : "kill";
     return el("tr", { "data-campaign": campaign.id },
       el("td", {}, campaign.id), el("td", {}, campaign.name ?? ""), el("td", {}, campaign.placement ?? ""),
       el("td", { class: `status-${campaign.status}`, "data-status": campaign.status }, campaign.status ?? ""),
       el("td", {}, schedule(campaign.schedule)),
       el("td", {}, (campaign.variants ?? []).map((variant) =>
-        el("div", {}, `${variant.id} (${variant.control ? "control" : "treatment"}, weight ${variant.weight})`))),
+        el("div", {}, `${variant.id} (${variant.control ? arms.control : arms.treatment}, weight ${variant.weight})`))),
       el("td", {}, el("button", {
         type: "button", "data-action": action,
         onclick: () => change(card, key, campaign.id, action),
