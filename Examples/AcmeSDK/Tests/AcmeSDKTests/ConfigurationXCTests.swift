@@ -21,9 +21,10 @@ final class ConfigurationXCTests: XCTestCase {
     func testTheSDKFetchesAConfigurationThatVerifies() async throws {
         // The SDK's own types, next to the test kit's, with no renaming.
         let sdkWorkspace = Workspace(key: workspace.key, baseURL: mock.baseURL)
-        // The SDK pins the keys the mock's sdk-options name, in its own `CertificateAuthority` type.
+        // The SDK pins the keys the mock's sdk-options name, in its own `CertificateAuthority` type, spelt in a
+        // type position, where a second one of that name in the kit is "ambiguous for type lookup".
         let options = try await workspace.sdkOptions()
-        let pinning = CertificateAuthority(pins: options.configPins)
+        let pinning: CertificateAuthority = CertificateAuthority(pins: options.configPins)
         XCTAssertFalse(pinning.accepts(keyID: "none", spki: ""))
         let client = GronaClient(workspace: sdkWorkspace)
         let (_, etag) = try await client.fetchConfiguration()
