@@ -15,6 +15,9 @@ let package = Package(
         .library(name: "GronaMockPostgres", targets: ["GronaMockPostgres"]),
         /// What an SDK's test target depends on: start a mock in process, typed and async.
         .library(name: "GronaMockTesting", targets: ["GronaMockTesting"]),
+        /// A client for a running grona-mock's control API, Foundation only: for tests that cannot link the
+        /// engine (an iOS simulator's, scripts). Its target depends on nothing of this package.
+        .library(name: "GronaMockClient", targets: ["GronaMockClient"]),
     ],
     targets: [
         .systemLibrary(
@@ -171,6 +174,11 @@ let package = Package(
                 "GronaMockTLS", "GronaMockHTTP", "GronaMock", "GronaMockSQLite", "GronaMockTestSupport", "grona-mock",
                 "GronaMockJSON", "GronaMockPlatform",
             ]
+        ),
+        .target(name: "GronaMockClient"),
+        .testTarget(
+            name: "GronaMockClientTests",
+            dependencies: ["GronaMockClient", "GronaMockTesting"]
         ),
         .testTarget(
             name: "GronaMockTestingTests",

@@ -17,7 +17,7 @@ public final class GronaMockTestServer: Sendable {
     /// Where the SDK under test should point: `http://127.0.0.1:<port>`.
     public let baseURL: URL
     /// With `Options.tls`: the throwaway CA that signed the mock's certificate (see `makeURLSession`).
-    public let certificateAuthority: CertificateAuthority?
+    public let certificateAuthority: GronaMockCertificateAuthority?
 
     private let engine: GronaMock.GronaMockServer
     let temporaryDirectory: URL
@@ -53,7 +53,7 @@ public final class GronaMockTestServer: Sendable {
 
     private init(
         engine: GronaMock.GronaMockServer, baseURL: URL, temporaryDirectory: URL,
-        certificateAuthority: CertificateAuthority?
+        certificateAuthority: GronaMockCertificateAuthority?
     ) {
         self.engine = engine
         self.baseURL = baseURL
@@ -81,9 +81,9 @@ public final class GronaMockTestServer: Sendable {
             storage: .sqlite(path: temporary.appendingPathComponent("events.sqlite").path),
             maxEvents: options.maxEvents)
         configuration.reloadInterval = .milliseconds(200)
-        let authority: CertificateAuthority?
+        let authority: GronaMockCertificateAuthority?
         do {
-            authority = try options.tls ? CertificateAuthority.throwaway(in: temporary) : nil
+            authority = try options.tls ? GronaMockCertificateAuthority.throwaway(in: temporary) : nil
             if let authority { configuration.http.listeners = [try authority.listener()] }
         } catch {
             try? FileManager.default.removeItem(at: temporary)

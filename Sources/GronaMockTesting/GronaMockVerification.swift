@@ -7,6 +7,8 @@ import GronaMockJSON
 /// the workspace's JWKS (contract §4), the payload decoded.
 public struct GronaMockVerifiedConfiguration: Sendable {
     public let revision: Int64
+    /// The ETag of the uncompressed document; a URLSession SDK, which asks for gzip, holds another one
+    /// (`GronaMockWorkspace.configurationETags().gzip`).
     public let etag: String?
     /// The payload's JSON, as signed.
     public let payload: Data
@@ -62,14 +64,12 @@ extension GronaMockWorkspace {
             })
     }
 
-    /// Asks the grants endpoint for `customerID`'s grants with this workspace's secret key, and verifies
+    /// Asks the grants endpoint for `customerID`'s grants with this workspace's secret key (a clone's, or the
+    /// first in a workspace file's `secretKeys`), and verifies
     /// each against the JWKS (signature, `aud`, validity window on the mock's clock). Throws on a grant that
     /// does not verify, naming why: use it to check what an order backend would accept.
     public func grants(for customerID: String) async throws -> [GronaMockGrant] {
-        guard let secretKey else {
-            throw GronaMockTestError(
-                "\(key) is served from a file; use an isolated workspace, whose secret key is known")
-        }
+        let secretKey = try grantsSecretKey()
         let body = JSONValue.object(["customerID": .string(customerID)]).serialized()
         let response = try await server.raw(
             "POST", "/v1/mobile/grants", body: body, headers: [("Authorization", "Bearer \(secretKey)")])

@@ -11,9 +11,9 @@ import GronaMockTLS
 /// and reaches libcurl as usual.
 final class MockTLSURLProtocol: URLProtocol {
     /// The CA of each running TLS mock, by `host:port`.
-    private static let trusted = Mutex<[String: CertificateAuthority]>([:])
+    private static let trusted = Mutex<[String: GronaMockCertificateAuthority]>([:])
 
-    static func trust(_ authority: CertificateAuthority, for baseURL: URL) {
+    static func trust(_ authority: GronaMockCertificateAuthority, for baseURL: URL) {
         trusted.withLock { $0[key(baseURL)] = authority }
     }
 
@@ -23,7 +23,7 @@ final class MockTLSURLProtocol: URLProtocol {
 
     private static func key(_ url: URL) -> String { "\(url.host ?? ""):\(url.port ?? 443)" }
 
-    private static func authority(for url: URL?) -> CertificateAuthority? {
+    private static func authority(for url: URL?) -> GronaMockCertificateAuthority? {
         guard let url, url.scheme == "https" else { return nil }
         return trusted.withLock { $0[key(url)] }
     }

@@ -42,7 +42,8 @@ enum ExecCommand {
         USAGE: grona-mock exec [options] -- COMMAND [ARGS...]
 
         Starts the mock (on 127.0.0.1, a free port and a temporary database unless told otherwise), runs
-        COMMAND with GRONA_MOCK_URL (and GRONA_MOCK_ADMIN_TOKEN when a token is set) added to its
+        COMMAND with GRONA_MOCK_URL and TEST_RUNNER_GRONA_MOCK_URL (which xcodebuild hands to the test
+        process as GRONA_MOCK_URL), and GRONA_MOCK_ADMIN_TOKEN when a token is set, added to its
         environment, then stops the mock and exits with the command's status: 128 + the signal when it was
         killed, 127 when it cannot be found, 126 when it cannot be executed. With --fail-on-violations a
         command that succeeded still fails (exit 1) when the events it made the SDK send break the contract
@@ -119,6 +120,9 @@ enum ExecCommand {
         let url = reachableURL(server, host: configuration.http.host)
         var childEnvironment = environment
         childEnvironment["GRONA_MOCK_URL"] = url
+        // xcodebuild passes only `TEST_RUNNER_`-prefixed variables on to the test process (with the prefix
+        // removed), so an iOS SDK's tests run by `grona-mock exec -- xcodebuild test` see GRONA_MOCK_URL too.
+        childEnvironment["TEST_RUNNER_GRONA_MOCK_URL"] = url
         if let token = configuration.adminToken { childEnvironment["GRONA_MOCK_ADMIN_TOKEN"] = token }
         logger.info("running the command", [("url", url), ("command", command.joined(separator: " "))])
 

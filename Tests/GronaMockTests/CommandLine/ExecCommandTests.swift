@@ -106,6 +106,17 @@ struct ExecCommandTests {
         #expect(result.stdout == "nightly build\n")
     }
 
+    @Test("TEST_RUNNER_GRONA_MOCK_URL carries the same URL, for xcodebuild to pass on to the test process")
+    func testRunnerURL() throws {
+        let fixture = try MockFixture.standard()
+        let result = try Self.exec(
+            fixture, ["/bin/sh", "-c", "echo \"$GRONA_MOCK_URL\" \"$TEST_RUNNER_GRONA_MOCK_URL\""])
+        let urls = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ")
+        #expect(urls.count == 2, "\(result.stdout)")
+        #expect(urls.first?.hasPrefix("http://127.0.0.1:") == true, "\(result.stdout)")
+        #expect(urls.first == urls.last)
+    }
+
     @Test("a command that cannot be found gives 127, one that cannot be executed 126, each with the reason")
     func commandNotRun() throws {
         let fixture = try MockFixture.standard()

@@ -23,3 +23,11 @@ public struct Campaign: Sendable, Hashable, Decodable {
     public let placement: String
     public let status: String?
 }
+
+/// The SDK's pinning: the SPKI SHA-256 pins it accepts for each key id. Common in an SDK that pins its TLS or
+/// signing keys, and the name the test kit once exported itself ("ambiguous for type lookup", issue 31).
+public struct CertificateAuthority: Sendable, Hashable {
+    public let pins: [String: String]
+    public init(pins: [String: String]) { self.pins = pins }
+    public func accepts(keyID: String, spki: String) -> Bool { pins[keyID] == spki }
+}

@@ -21,13 +21,21 @@ final class ConfigurationXCTests: XCTestCase {
     func testTheSDKFetchesAConfigurationThatVerifies() async throws {
         // The SDK's own types, next to the test kit's, with no renaming.
         let sdkWorkspace = Workspace(key: workspace.key, baseURL: mock.baseURL)
+        // The SDK pins the keys the mock's sdk-options name, in its own `CertificateAuthority` type, spelt in a
+        // type position, where a second one of that name in the kit is "ambiguous for type lookup".
+        let options = try await workspace.sdkOptions()
+        let pinning: CertificateAuthority = CertificateAuthority(pins: options.configPins)
+        XCTAssertFalse(pinning.accepts(keyID: "none", spki: ""))
         let client = GronaClient(workspace: sdkWorkspace)
         let (_, etag) = try await client.fetchConfiguration()
         let verified = try await workspace.verifiedConfiguration()
         XCTAssertTrue(verified.isValid)
+        XCTAssertEqual(Set(options.configPins.keys), Set(verified.verifiedKeyIDs))
         // The SDK asked for gzip, so its strong ETag is the gzip representation's, not the identity one's.
+        let etags = try await workspace.configurationETags()
         XCTAssertNotNil(etag)
-        XCTAssertNotEqual(etag, verified.etag)
+        XCTAssertEqual(etag, etags.gzip)
+        XCTAssertEqual(verified.etag, etags.identity)
         let campaigns: [Campaign] = try await client.campaigns()
         XCTAssertTrue(campaigns.contains { $0.id == "home-hero" })
     }

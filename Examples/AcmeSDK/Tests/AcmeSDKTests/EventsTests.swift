@@ -6,18 +6,23 @@ import Testing
 /// The Swift Testing way: a scoped mock per test, an isolated workspace per test.
 @Suite("Events the SDK sends")
 struct EventsTests {
-    @Test("posted events are stored and waited for, gzipped as the SDK sends them")
+    @Test("posted events are stored and waited for, gzipped as the SDK sends them, in the assigned arm")
     func postAndWait() async throws {
         try await withGronaMock { mock in
             try await mock.withIsolatedWorkspace { workspace in
-                let client = GronaClient(workspace: Workspace(key: workspace.key, baseURL: mock.baseURL))
+                // The install and variant the contract's assignment gives, so the funnel breaks no rule.
+                let (install, variant) = try await Events.treatedInstall(in: workspace)
+                let client = GronaClient(
+                    workspace: Workspace(key: workspace.key, baseURL: mock.baseURL), installID: install)
                 try await client.send(events: [
-                    Events.exposure("e-1", visit: "v-1"), Events.exposure("e-2", visit: "v-2"),
+                    Events.exposure("e-1", visit: "v-1", variant: variant),
+                    Events.exposure("e-2", visit: "v-2", variant: variant),
                 ])
                 let events = try await workspace.waitForEvents(
                     count: 2, matching: GronaMockEventFilter(type: "exposure"))
                 #expect(events.map(\.eventID) == ["e-1", "e-2"])
                 #expect(events.allSatisfy { $0.installID == client.installID })
+                #expect(try await workspace.violations().isEmpty)
             }
         }
     }

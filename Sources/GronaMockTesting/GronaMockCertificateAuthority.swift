@@ -8,7 +8,7 @@ import FoundationNetworking
 
 /// The certificate authority of a test server started with `Options(tls: true)`: made for that server alone,
 /// in its temporary directory, and trusted by nothing but the sessions `makeURLSession` returns.
-public final class CertificateAuthority: Sendable {
+public final class GronaMockCertificateAuthority: Sendable {
     /// The CA certificate, PEM: for a client that takes the text (an `ssl` context, an OkHttp test).
     public let pem: String
     /// The same as a file, for tools that take a path (`curl --cacert`, Python's `cafile`).
@@ -29,11 +29,11 @@ public final class CertificateAuthority: Sendable {
 
     /// A CA and a server certificate for 127.0.0.1, ::1 and localhost (not this machine's other names: a test
     /// never leaves loopback) in `temporary/tls`.
-    static func throwaway(in temporary: URL) throws -> CertificateAuthority {
+    static func throwaway(in temporary: URL) throws -> GronaMockCertificateAuthority {
         let directory = TLSDirectory(temporary.appendingPathComponent("tls").path)
         do {
             _ = try LocalAuthority.initialize(directory, names: [], machineNames: false)
-            return try CertificateAuthority(directory: directory)
+            return try GronaMockCertificateAuthority(directory: directory)
         } catch {
             throw GronaMockTestError("cannot make the test server's certificate authority: \(error)")
         }
