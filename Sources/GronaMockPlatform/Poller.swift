@@ -49,6 +49,27 @@ package final class Poller {
         /// full pipeline) neither wake the loop nor hide the end behind them (EPOLLRDHUP, POLLRDHUP). Linux
         /// only: poll(2) elsewhere has no such event (macOS reports a half-close as POLLHUP, a hang-up).
         package static let readHangup = Interest(rawValue: 4)
+
+        // The set operations the loops use on every readiness change, written out concretely. Called from
+        // another module, `OptionSet`'s own would go through the conformance to the unspecialised generic
+        // implementations (array literals through `SetAlgebra.init(_: Sequence)`): measured at 3% of the
+        // server's time per request on the configuration endpoint (bench/http.sh).
+        package init() { rawValue = 0 }
+        package init(arrayLiteral elements: Interest...) {
+            var raw: UInt8 = 0
+            for element in elements { raw |= element.rawValue }
+            rawValue = raw
+        }
+        package func contains(_ member: Interest) -> Bool { rawValue & member.rawValue == member.rawValue }
+        package func union(_ other: Interest) -> Interest { Interest(rawValue: rawValue | other.rawValue) }
+        package func subtracting(_ other: Interest) -> Interest { Interest(rawValue: rawValue & ~other.rawValue) }
+        package mutating func formUnion(_ other: Interest) { self = union(other) }
+        @discardableResult
+        package mutating func insert(_ member: Interest) -> (inserted: Bool, memberAfterInsert: Interest) {
+            let inserted = !contains(member)
+            formUnion(member)
+            return (inserted, member)
+        }
     }
 
     package struct Event {
