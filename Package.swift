@@ -104,6 +104,7 @@ let package = Package(
             name: "GronaMockTesting",
             dependencies: [
                 "GronaMock", "GronaMockSQLite", "GronaMockPlatform", "GronaMockHTTP", "GronaMockJSON", "GronaMockTLS",
+                "GronaMockClient",
             ],
             resources: [.copy("Resources/workspaces"), .copy("Resources/keys")]
         ),
@@ -207,7 +208,7 @@ let package = Package(
             name: "GronaMockConformanceTests",
             dependencies: [
                 "GronaMockConformance", "GronaMock", "GronaMockSQLite", "GronaMockHTTP", "GronaMockJSON",
-                "GronaMockPlatform", "GronaMockTestSupport", "grona-mock",
+                "GronaMockPlatform", "GronaMockTestSupport", "grona-mock", "GronaMockClient",
             ]
         ),
         .testTarget(

@@ -20,47 +20,6 @@ extension GronaMockClient {
         public var date: Date { Date(timeIntervalSince1970: Double(now) / 1000) }
     }
 
-    /// A fault rule to add (docs/faults.md); nil fields take the server's defaults.
-    public struct FaultRule: Sendable, Hashable, Codable {
-        public var endpoint: String
-        public var kind: String
-        public var workspace: String?
-        public var status: Int?
-        public var retryAfterSeconds: Int?
-        public var delayMs: Int?
-        public var count: Int?
-
-        public init(
-            endpoint: String, kind: String, workspace: String? = nil, status: Int? = nil,
-            retryAfterSeconds: Int? = nil, delayMs: Int? = nil, count: Int? = nil
-        ) {
-            self.endpoint = endpoint
-            self.kind = kind
-            self.workspace = workspace
-            self.status = status
-            self.retryAfterSeconds = retryAfterSeconds
-            self.delayMs = delayMs
-            self.count = count
-        }
-    }
-
-    /// A fault rule as the server lists it, with its id and counts.
-    public struct FaultListing: Sendable, Hashable, Decodable {
-        public let id: String
-        public let endpoint: String
-        public let kind: String
-        public let workspace: String?
-        public let fired: Int
-        public let remaining: Int?
-    }
-
-    /// A breach of the SDK's side of the contract (docs/violations.md).
-    public struct Violation: Sendable, Hashable, Decodable {
-        public let rule: String
-        public let eventIDs: [String]
-        public let message: String
-    }
-
     /// What `waitForEvents` saw: whether `count` events came before the timeout, and how many did.
     public struct EventWait: Sendable, Hashable, Decodable {
         public let complete: Bool
@@ -112,15 +71,22 @@ extension GronaMockClient {
 
     // MARK: - Faults
 
-    /// Adds a fault rule; returns it as listed, with its id.
+    /// Adds a fault rule: `fault` on `endpoint`, for one workspace or all (nil), for the next `count` requests;
+    /// returns it as listed, with its id.
     @discardableResult
-    public func addFault(_ rule: FaultRule) async throws -> FaultListing {
-        try decode(FaultListing.self, try await send("POST", "/_mock/faults", body: rule))
+    public func addFault(
+        _ fault: Fault, on endpoint: Endpoint, workspace: String? = nil, count: Int = 1
+    ) async throws -> FaultRule {
+        var body: [String: FaultField] = ["endpoint": .text(endpoint.rawValue), "kind": .text(fault.kind)]
+        for (name, value) in fault.parameters { body[name] = .number(value) }
+        if let workspace { body["workspace"] = .text(workspace) }
+        body["count"] = .number(count)
+        return try decode(FaultRule.self, try await send("POST", "/_mock/faults", body: body))
     }
 
     /// Every fault rule, oldest first.
-    public func faults() async throws -> [FaultListing] {
-        struct List: Decodable { let faults: [FaultListing] }
+    public func faults() async throws -> [FaultRule] {
+        struct List: Decodable { let faults: [FaultRule] }
         return try decode(List.self, try await send("GET", "/_mock/faults")).faults
     }
 
@@ -169,23 +135,69 @@ extension GronaMockClient {
 
     // MARK: - Events and violations
 
-    /// Waits until `count` events of workspace `key` (of `type`, when given) are stored, or `timeoutMs` passes.
+    /// Every stored event of workspace `key` that matches `filter`, oldest first (every page followed).
+    public func events(
+        workspace key: String, matching filter: EventFilter = EventFilter()
+    ) async throws -> [Event] {
+        var events: [Event] = []
+        var cursor: String?
+        repeat {
+            var query = urlQueryItems(filter, workspace: key) + [URLQueryItem(name: "limit", value: "1000")]
+            if let cursor { query.append(URLQueryItem(name: "cursor", value: cursor)) }
+            let data = try await send("GET", "/_mock/events", query: query)
+            // Each event is decoded from its own JSON, which `Event.json` keeps.
+            guard let page = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+                let list = page["events"] as? [Any]
+            else { throw Failure(status: 200, code: nil, message: "GET /_mock/events answered no events list") }
+            for event in list {
+                events.append(try Event.decode(try JSONSerialization.data(withJSONObject: event)))
+            }
+            cursor = page["nextCursor"] as? String
+        } while cursor != nil
+        return events
+    }
+
+    /// Waits until `count` events of workspace `key` matching `filter` are stored, or `timeoutMs` passes (the
+    /// server cuts waits at two minutes).
     public func waitForEvents(
-        count: Int, workspace key: String, type: String? = nil, timeoutMs: Int = 10_000
+        count: Int, workspace key: String, matching filter: EventFilter = EventFilter(), timeoutMs: Int = 10_000
     ) async throws -> EventWait {
-        var query = [
-            URLQueryItem(name: "count", value: "\(count)"), URLQueryItem(name: "workspace", value: key),
-            URLQueryItem(name: "timeoutMs", value: "\(timeoutMs)"),
-        ]
-        if let type { query.append(URLQueryItem(name: "type", value: type)) }
+        let query =
+            urlQueryItems(filter, workspace: key) + [
+                URLQueryItem(name: "count", value: "\(count)"), URLQueryItem(name: "timeoutMs", value: "\(timeoutMs)"),
+            ]
         return try decode(EventWait.self, try await send("GET", "/_mock/events/wait", query: query))
     }
 
-    /// The contract violations in workspace `key`'s events.
+    /// The contract violations in workspace `key`'s events, every page followed.
     public func violations(workspace key: String) async throws -> [Violation] {
-        struct List: Decodable { let violations: [Violation] }
-        let data = try await send(
-            "GET", "/_mock/events/violations", query: [URLQueryItem(name: "workspace", value: key)])
-        return try decode(List.self, data).violations
+        struct Page: Decodable {
+            let violations: [Violation]
+            let nextCursor: String?
+        }
+        var violations: [Violation] = []
+        var cursor: String?
+        repeat {
+            var query = [URLQueryItem(name: "workspace", value: key), URLQueryItem(name: "limit", value: "1000")]
+            if let cursor { query.append(URLQueryItem(name: "cursor", value: cursor)) }
+            let page = try decode(Page.self, try await send("GET", "/_mock/events/violations", query: query))
+            violations += page.violations
+            cursor = page.nextCursor
+        } while cursor != nil
+        return violations
+    }
+}
+
+/// A fault rule's field: the body of `POST /_mock/faults` mixes text and numbers.
+private enum FaultField: Encodable, Sendable {
+    case text(String)
+    case number(Int)
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .text(let text): try container.encode(text)
+        case .number(let number): try container.encode(number)
+        }
     }
 }

@@ -8,7 +8,7 @@ import FoundationNetworking
 /// link the engine: an iOS SDK's tests in the simulator, scripts, any process beside `grona-mock serve` or
 /// `grona-mock exec`. Foundation only (URLSession), so it builds wherever Foundation does.
 ///
-/// Its value types are nested (`GronaMockClient.Clock`, `.FaultRule`, `.Violation`) so that importing it adds
+/// Its value types are nested (`GronaMockClient.Event`, `.Fault`, `.Violation`, ...) so that importing it adds
 /// one top-level name to an SDK's namespace.
 public struct GronaMockClient: Sendable {
     /// A refusal by the server: its HTTP status and the stable `error.code` (docs/errors.md), with its sentence.

@@ -10,8 +10,7 @@ guard let client = GronaMockClient() else {
 let key = "client-only-\(ProcessInfo.processInfo.processIdentifier)"
 do {
     let clone = try await client.clone("acme-market", as: key, ttlSeconds: 300)
-    let fault = try await client.addFault(
-        .init(endpoint: "events", kind: "status", workspace: key, status: 429, retryAfterSeconds: 1, count: 1))
+    let fault = try await client.addFault(.status(429, retryAfterSeconds: 1), on: .events, workspace: key, count: 1)
     let violations = try await client.violations(workspace: key)
     try await client.deleteWorkspace(key)
     print("clone \(clone.workspaceKey) revision \(clone.revision); fault \(fault.id); \(violations.count) violations")
