@@ -47,11 +47,15 @@ struct EventsTests {
         try await withGronaMock { mock in
             try await mock.withIsolatedWorkspace { workspace in
                 try await workspace.inject(.status(429), on: .events, count: 1)
-                let client = GronaClient(workspace: Workspace(key: workspace.key, baseURL: mock.baseURL))
-                let attempts = try await client.send(events: [Events.exposure("r-1")])
+                let (install, variant) = try await Events.treatedInstall(in: workspace)
+                let client = GronaClient(
+                    workspace: Workspace(key: workspace.key, baseURL: mock.baseURL), installID: install)
+                let attempts = try await client.send(events: [Events.exposure("r-1", variant: variant)])
                 #expect(attempts == 2)
                 #expect(try await workspace.waitForEvents(count: 1).map(\.eventID) == ["r-1"])
                 #expect(try await workspace.faultRules().first?.fired == 1)
+                // The retry is the same batch: stored once, so no exposure repeats in its visit.
+                #expect(try await workspace.violations().isEmpty)
             }
         }
     }
@@ -72,15 +76,23 @@ struct EventsTests {
     static func run(_ mock: GronaMockTestServer, prefix: String, fault: Bool) async throws -> [String] {
         try await mock.withIsolatedWorkspace { workspace in
             if fault { try await workspace.inject(.status(503), on: .events, count: 1) }
-            let client = GronaClient(workspace: Workspace(key: workspace.key, baseURL: mock.baseURL))
+            let (install, variant) = try await Events.treatedInstall(in: workspace)
+            let client = GronaClient(
+                workspace: Workspace(key: workspace.key, baseURL: mock.baseURL), installID: install)
             // Only the faulted workspace's first batch meets the 503.
-            #expect(try await client.send(events: [Events.exposure("\(prefix)-old")]) == (fault ? 2 : 1))
+            let old = Events.exposure("\(prefix)-old", variant: variant)
+            #expect(try await client.send(events: [old]) == (fault ? 2 : 1))
             try await workspace.reset()
             #expect(try await workspace.faultRules().isEmpty)
             for index in 0..<3 {
-                try await client.send(events: [Events.exposure("\(prefix)-\(index)", visit: "v-\(index)")])
+                try await client.send(events: [
+                    Events.exposure("\(prefix)-\(index)", visit: "v-\(index)", variant: variant)
+                ])
             }
-            return try await workspace.waitForEvents(count: 3).map(\.eventID)
+            let stored = try await workspace.waitForEvents(count: 3).map(\.eventID)
+            // Nothing of the other workspace's run, nor of this one's before the reset, breaks a rule here.
+            #expect(try await workspace.violations().isEmpty)
+            return stored
         }
     }
 }
