@@ -166,6 +166,13 @@ class Dashboard(unittest.TestCase):
         self.wait().until(lambda driver: self.funnel_cells() == expected)
         section = self.find("#funnel-output section[data-campaign=home-hero]")
         self.assertEqual(len(section.find_elements(By.CSS_SELECTOR, "svg rect")), 12)
+        # Each bar carries its value: the arm's total of the step, as the API counts it.
+        labels = section.find_elements(By.CSS_SELECTOR, "svg text.value")
+        self.assertEqual(len(labels), 12)
+        for label in labels:
+            arm, step = label.get_attribute("data-arm"), label.get_attribute("data-step")
+            total = sum(counts.get(step, 0) for (_, row_arm), counts in expected.items() if row_arm == arm)
+            self.assertEqual(int(label.text), total, f"{arm} {step}")
         screenshot(self.driver, "funnels")
 
     def funnel_cells(self):

@@ -131,7 +131,8 @@ function chart(arms) {
   const band = (width - 40) / steps.length;
   const bar = band / (arms.length + 1);
   const top = Math.max(1, ...arms.flatMap(({ values }) => values));
-  const scale = (value) => ((height - 40) * value) / top;
+  // 15 px left above the tallest bar for its value.
+  const scale = (value) => ((height - 55) * value) / top;
   const bars = [];
   steps.forEach((step, index) => {
     arms.forEach(({ arm, values }, position) => {
@@ -139,6 +140,11 @@ function chart(arms) {
       const barHeight = scale(values[index]);
       bars.push(svg("rect", { class: arm, x, y: height - 25 - barHeight, width: bar - 2, height: barHeight },
         svg("title", {}, `${arm} ${step}: ${values[index]}`)));
+      // The count above its bar, so the chart reads without hovering (the table below has the same numbers).
+      bars.push(svg("text", {
+        class: "value", x: x + (bar - 2) / 2, y: height - 29 - barHeight, "text-anchor": "middle",
+        "data-arm": arm, "data-step": step,
+      }, String(values[index])));
     });
     bars.push(svg("text", { x: 30 + index * band + band / 2, y: height - 10, "text-anchor": "middle" }, step));
   });
