@@ -1,39 +1,14 @@
 import Foundation
+import GronaMockTestSupport
 import Testing
 
 /// `grona-mock conformance` as a user runs it: the built binary, its output and its exit status.
 @Suite("grona-mock conformance", .serialized)
 struct ConformanceCommandTests {
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    static var executable: URL {
-        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let beside = products.appendingPathComponent("grona-mock")
-        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
-        return products.deletingLastPathComponent().appendingPathComponent("grona-mock")
-    }
-
-    static func run(_ arguments: [String]) throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["conformance"] + arguments
-        process.environment = ["PATH": "/usr/bin:/bin", "TMPDIR": FileManager.default.temporaryDirectory.path]
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // stderr holds a few lines at most, so reading stdout to its end first cannot fill it and block the child.
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+    /// `grona-mock conformance ARGUMENTS`, to its end.
+    static func run(_ arguments: [String]) throws -> BinaryRunner.Result {
+        try BinaryRunner.run(
+            ["conformance"] + arguments, environment: ["TMPDIR": FileManager.default.temporaryDirectory.path])
     }
 
     @Test("--list prints the tests the filters take, one a line with what each checks")

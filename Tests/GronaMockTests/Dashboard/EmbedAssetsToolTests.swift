@@ -1,4 +1,5 @@
 import Foundation
+import GronaMockTestSupport
 import Testing
 
 /// `grona-mock-embed-assets`, the tool the `EmbedDashboardAssets` plugin runs: each file becomes a raw string

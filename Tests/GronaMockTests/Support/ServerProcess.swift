@@ -1,49 +1,6 @@
 import Foundation
 import GronaMockTestSupport
 
-/// Runs the built `grona-mock` binary, as a user would, and captures what it prints.
-struct BinaryRunner {
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    /// The binary SwiftPM built next to the test bundle.
-    static var executable: URL { product("grona-mock") }
-
-    /// An executable product SwiftPM built next to the test bundle (the build tool a plugin runs is one).
-    static func product(_ name: String) -> URL {
-        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let beside = products.appendingPathComponent(name)
-        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
-        // On Linux the test runner may live inside the .xctest directory.
-        return products.deletingLastPathComponent().appendingPathComponent(name)
-    }
-
-    /// Runs to completion with `arguments` and `environment` added to a minimal environment.
-    static func run(
-        _ arguments: [String], environment: [String: String] = [:], directory: URL? = nil, executable: URL = executable
-    ) throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = ["PATH": "/usr/bin:/bin"].merging(environment) { $1 }
-        if let directory { process.currentDirectoryURL = directory }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
-    }
-}
-
 /// A `grona-mock serve` child process: started, its start line read, stopped with a signal.
 final class ServerProcess {
     let process = Process()
