@@ -88,6 +88,46 @@ final class PostgresConnection {
         return try check(result)
     }
 
+    /// Runs `COPY … FROM STDIN` (`sql`) with `data` as its whole input, sent in pieces of at most 1 MiB
+    /// (libpq copies each into its output buffer: bounded, whatever the group's size). Blocking, as every
+    /// call here: the connection is not in non-blocking mode, so `PQputCopyData` waits for the socket.
+    /// A failure of the server (a unique violation, say) comes back from the final `PQgetResult`.
+    func copyIn(_ sql: String, _ data: [UInt8]) throws(PostgresError) {
+        guard let started = PQexec(handle, sql) else {
+            throw PostgresError(sqlState: nil, message: Self.message(PQerrorMessage(handle)), connectionLost: isBroken)
+        }
+        guard PQresultStatus(started) == PGRES_COPY_IN else {
+            _ = try check(started)
+            throw PostgresError(sqlState: nil, message: "the server did not start the COPY", connectionLost: false)
+        }
+        PQclear(started)
+        let piece = 1 << 20
+        var sent = true
+        data.withUnsafeBytes { buffer in
+            var offset = 0
+            while sent, offset < buffer.count, let base = buffer.baseAddress {
+                let count = min(piece, buffer.count - offset)
+                sent = PQputCopyData(handle, base.advanced(by: offset).assumingMemoryBound(to: CChar.self), Int32(count)) == 1
+                offset += count
+            }
+        }
+        // Ending the COPY even when a piece failed, so that the connection leaves COPY state; the reason
+        // then comes back as the result's error.
+        _ = PQputCopyEnd(handle, sent ? nil : "grona-mock could not send the rows")
+        var failure: PostgresError?
+        while let result = PQgetResult(handle) {
+            do {
+                _ = try check(result)
+            } catch {
+                failure = failure ?? error
+            }
+        }
+        if let failure { throw failure }
+        if !sent || isBroken {
+            throw PostgresError(sqlState: nil, message: Self.message(PQerrorMessage(handle)), connectionLost: isBroken)
+        }
+    }
+
     /// The socket libpq reads, for a loop that waits for notifications (`LISTEN`) with poll or epoll.
     var socket: Int32 { PQsocket(handle) }
 

@@ -60,11 +60,21 @@ public final class PostgresStorage: GronaStorage {
     /// one writer makes it within one.
     static let arrivalLock: Int64 = 0x6772_6F6E_612D_7371
 
+    /// One transaction per group; its events are copied, and a group that meets a stored duplicate is
+    /// rolled back and written again skipping it (`EventWriteMethod`): only the committed transaction's
+    /// outcomes are returned, so nothing is acknowledged before its commit.
     public func commit(_ changes: [StorageChange]) throws(StorageError) -> [StorageChangeOutcome] {
         try run { () throws(PostgresError) in
             try pool.withWriter { connection throws(PostgresError) in
-                try connection.transaction { () throws(PostgresError) in
-                    try Self.apply(changes, connection)
+                do throws(PostgresError) {
+                    return try connection.transaction { () throws(PostgresError) in
+                        try Self.apply(changes, connection, by: .copy)
+                    }
+                } catch {
+                    guard error.sqlState == Self.uniqueViolation, !error.connectionLost else { throw error }
+                    return try connection.transaction { () throws(PostgresError) in
+                        try Self.apply(changes, connection, by: .skippingStored)
+                    }
                 }
             }
         }
@@ -72,7 +82,7 @@ public final class PostgresStorage: GronaStorage {
 
     /// Applies the changes in order; consecutive batches are written together, as one run of inserts.
     private static func apply(
-        _ changes: [StorageChange], _ connection: PostgresConnection
+        _ changes: [StorageChange], _ connection: PostgresConnection, by method: EventWriteMethod
     ) throws(PostgresError) -> [StorageChangeOutcome] {
         if changes.contains(where: { if case .batch = $0 { true } else { false } }) {
             var lock = PostgresBinds()
@@ -84,7 +94,7 @@ public final class PostgresStorage: GronaStorage {
         var pending: [EventBatch] = []
         func flush() throws(PostgresError) {
             guard !pending.isEmpty else { return }
-            outcomes += try write(pending, connection).map(StorageChangeOutcome.batch)
+            outcomes += try write(pending, connection, by: method).map(StorageChangeOutcome.batch)
             pending = []
         }
         for change in changes {
