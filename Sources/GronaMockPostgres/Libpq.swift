@@ -107,7 +107,9 @@ final class PostgresConnection {
             var offset = 0
             while sent, offset < buffer.count, let base = buffer.baseAddress {
                 let count = min(piece, buffer.count - offset)
-                sent = PQputCopyData(handle, base.advanced(by: offset).assumingMemoryBound(to: CChar.self), Int32(count)) == 1
+                sent =
+                    PQputCopyData(handle, base.advanced(by: offset).assumingMemoryBound(to: CChar.self), Int32(count))
+                    == 1
                 offset += count
             }
         }
