@@ -88,11 +88,13 @@ final class PostgresConnection {
         return try check(result)
     }
 
-    /// Runs `COPY … FROM STDIN` (`sql`) with `data` as its whole input, sent in pieces of at most 1 MiB
-    /// (libpq copies each into its output buffer: bounded, whatever the group's size). Blocking, as every
-    /// call here: the connection is not in non-blocking mode, so `PQputCopyData` waits for the socket.
-    /// A failure of the server (a unique violation, say) comes back from the final `PQgetResult`.
-    func copyIn(_ sql: String, _ data: [UInt8]) throws(PostgresError) {
+    /// Runs `COPY … FROM STDIN` (`sql`), its input whatever `produce` passes to the function it is given,
+    /// piece after piece, as it makes them: the server parses and inserts the first rows while the next are
+    /// encoded. That function returns false once sending failed (then `produce` should stop). Blocking, as
+    /// every call here: `PQputCopyData` waits for the socket when the server is behind, and libpq keeps
+    /// at most a few pieces in its buffer, so memory stays bounded whatever the group's size. A failure of
+    /// the server (a unique violation, say) comes back from the final `PQgetResult`.
+    func copyIn(_ sql: String, _ produce: (_ send: ([UInt8]) -> Bool) -> Void) throws(PostgresError) {
         guard let started = PQexec(handle, sql) else {
             throw PostgresError(sqlState: nil, message: Self.message(PQerrorMessage(handle)), connectionLost: isBroken)
         }
@@ -101,17 +103,15 @@ final class PostgresConnection {
             throw PostgresError(sqlState: nil, message: "the server did not start the COPY", connectionLost: false)
         }
         PQclear(started)
-        let piece = 1 << 20
         var sent = true
-        data.withUnsafeBytes { buffer in
-            var offset = 0
-            while sent, offset < buffer.count, let base = buffer.baseAddress {
-                let count = min(piece, buffer.count - offset)
-                sent =
-                    PQputCopyData(handle, base.advanced(by: offset).assumingMemoryBound(to: CChar.self), Int32(count))
+        produce { piece in
+            guard sent, !piece.isEmpty else { return sent }
+            sent = piece.withUnsafeBytes { buffer in
+                guard let base = buffer.baseAddress else { return true }
+                return PQputCopyData(handle, base.assumingMemoryBound(to: CChar.self), Int32(clamping: buffer.count))
                     == 1
-                offset += count
             }
+            return sent
         }
         // Ending the COPY even when a piece failed, so that the connection leaves COPY state; the reason
         // then comes back as the result's error.

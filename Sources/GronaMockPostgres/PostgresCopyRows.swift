@@ -11,7 +11,7 @@ struct PostgresCopyRows {
 
     init(reservingBytes: Int = 0) {
         bytes = []
-        bytes.reserveCapacity(19 + reservingBytes + 2)
+        bytes.reserveCapacity(19 + reservingBytes)
         bytes.append(contentsOf: Self.signature)
         bytes.appendBigEndian(Int32(0))  // flags: no OIDs
         bytes.appendBigEndian(Int32(0))  // header extension length
@@ -46,16 +46,21 @@ struct PostgresCopyRows {
         bytes.append(value ? 1 : 0)
     }
 
-    /// The stream with its trailer, ready for `PostgresConnection.copyIn`.
-    consuming func finished() -> [UInt8] {
-        bytes.appendBigEndian(Int16(-1))
+    /// The bytes encoded since the last call, handed over to be sent (the stream's next piece).
+    mutating func take() -> [UInt8] {
+        defer { bytes.removeAll(keepingCapacity: true) }
         return bytes
+    }
+
+    /// The stream's last piece: what is left, and the trailer.
+    mutating func finish() -> [UInt8] {
+        bytes.appendBigEndian(Int16(-1))
+        return take()
     }
 }
 
 extension [UInt8] {
     mutating func appendBigEndian(_ value: Int16) {
-        append(UInt8(truncatingIfNeeded: value >> 8))
-        append(UInt8(truncatingIfNeeded: value))
+        Swift.withUnsafeBytes(of: value.bigEndian) { append(contentsOf: $0) }
     }
 }

@@ -45,19 +45,30 @@ extension PostgresStorage {
     /// SQLSTATE unique_violation: what `.copy` meets on a stored duplicate.
     static let uniqueViolation = "23505"
 
-    /// Copies every row the run sends into `events`, then their claimed treatments.
-    static func copy(_ run: EventRun, _ connection: PostgresConnection) throws(PostgresError) {
-        var rows = PostgresCopyRows(reservingBytes: run.sent.count * 400)
+    /// The size of the pieces the rows are sent in: small enough that the server starts on the first rows
+    /// while the writer encodes the next (the two then run side by side on a multi-core machine), large
+    /// enough that each `PQputCopyData` carries many rows.
+    static let copyPiece = 64 * 1024
+
+    /// Copies every row the run sends into `events`, encoding and sending as it admits them (`EventRun`),
+    /// then their claimed treatments.
+    static func copy(_ run: inout EventRun, _ connection: PostgresConnection) throws(PostgresError) {
         var treatments = TreatmentKeyColumns()
-        for origin in run.sent {
-            let packed = run.batches[origin.batch].accepted
-            let row = packed.rows[origin.position]
-            rows.append(row, of: packed)
-            for claimed in packed.treatments[row.treatments] {
-                treatments.append(claimed, of: row, in: packed)
+        try connection.copyIn(copyEventsSQL) { send in
+            var rows = PostgresCopyRows(reservingBytes: copyPiece + 16 * 1024)
+            for batch in run.batches.indices {
+                let packed = run.batches[batch].accepted
+                for position in packed.rows.indices where run.admit(batch, position) {
+                    let row = packed.rows[position]
+                    rows.append(row, of: packed)
+                    for claimed in packed.treatments[row.treatments] {
+                        treatments.append(claimed, of: row, in: packed)
+                    }
+                    if rows.bytes.count >= copyPiece, !send(rows.take()) { return }
+                }
             }
+            _ = send(rows.finish())
         }
-        try connection.copyIn(copyEventsSQL, rows.finished())
         guard treatments.count > 0 else { return }
         let inserted = try connection.run(
             prepared: "insert_treatments_by_key", insertTreatmentsByKeySQL, treatments.binds)
