@@ -8,8 +8,9 @@ import GronaMock
 /// it), `unnest` of 18 arrays materializes them in a tuple store first, and `RETURNING` sends back every
 /// key. `COPY … FROM STDIN` in binary format into `events` itself is PostgreSQL's own bulk path; a COPY into
 /// a staging table followed by `INSERT … SELECT … ON CONFLICT` keeps the speculative insertion and adds a
-/// second write of every row, and libpq's pipeline mode saves round trips, which are not the cost here
-/// (a few per group of hundreds or thousands of events, on a local socket).
+/// second write of every row (both measured slower than `COPY` into `events`); libpq's pipeline mode, not
+/// tried, saves round trips, which are not the cost here (five per group of hundreds of events, on a local
+/// socket), and cannot carry a `COPY`.
 ///
 /// Duplicates are the exception (an SDK's retry of a batch whose answer it lost), so a group is first
 /// written `.copy`: the unique index on workspace and eventID refuses a stored duplicate with SQLSTATE 23505,
