@@ -88,6 +88,48 @@ final class PostgresConnection {
         return try check(result)
     }
 
+    /// Runs `COPY … FROM STDIN` (`sql`), its input whatever `produce` passes to the function it is given,
+    /// piece after piece, as it makes them: the server parses and inserts the first rows while the next are
+    /// encoded. That function returns false once sending failed (then `produce` should stop). Blocking, as
+    /// every call here: `PQputCopyData` waits for the socket when the server is behind, and libpq keeps
+    /// at most a few pieces in its buffer, so memory stays bounded whatever the group's size. A failure of
+    /// the server (a unique violation, say) comes back from the final `PQgetResult`.
+    func copyIn(_ sql: String, _ produce: (_ send: ([UInt8]) -> Bool) -> Void) throws(PostgresError) {
+        guard let started = PQexec(handle, sql) else {
+            throw PostgresError(sqlState: nil, message: Self.message(PQerrorMessage(handle)), connectionLost: isBroken)
+        }
+        guard PQresultStatus(started) == PGRES_COPY_IN else {
+            _ = try check(started)
+            throw PostgresError(sqlState: nil, message: "the server did not start the COPY", connectionLost: false)
+        }
+        PQclear(started)
+        var sent = true
+        produce { piece in
+            guard sent, !piece.isEmpty else { return sent }
+            sent = piece.withUnsafeBytes { buffer in
+                guard let base = buffer.baseAddress else { return true }
+                return PQputCopyData(handle, base.assumingMemoryBound(to: CChar.self), Int32(clamping: buffer.count))
+                    == 1
+            }
+            return sent
+        }
+        // Ending the COPY even when a piece failed, so that the connection leaves COPY state; the reason
+        // then comes back as the result's error.
+        _ = PQputCopyEnd(handle, sent ? nil : "grona-mock could not send the rows")
+        var failure: PostgresError?
+        while let result = PQgetResult(handle) {
+            do {
+                _ = try check(result)
+            } catch {
+                failure = failure ?? error
+            }
+        }
+        if let failure { throw failure }
+        if !sent || isBroken {
+            throw PostgresError(sqlState: nil, message: Self.message(PQerrorMessage(handle)), connectionLost: isBroken)
+        }
+    }
+
     /// The socket libpq reads, for a loop that waits for notifications (`LISTEN`) with poll or epoll.
     var socket: Int32 { PQsocket(handle) }
 

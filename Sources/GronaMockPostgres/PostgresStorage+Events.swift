@@ -1,6 +1,7 @@
 import GronaMock
 
-/// Writing a run of batches: the writer thread's hot path. Each table gets one prepared statement per run,
+/// Writing a run of batches: the writer thread's hot path. The events go by COPY (`PostgresStorage+Copy.swift`);
+/// a group that met a stored duplicate comes back here. Each table gets one prepared statement per run,
 /// whatever the number of rows: every column travels as one binary array and `unnest` turns them back into
 /// rows, so there is no per-row round trip and no statement text that grows with the rows.
 extension PostgresStorage {
@@ -29,54 +30,56 @@ extension PostgresStorage {
             $7::bytea[], $8::bytea[])
         """
 
-    /// An event's identity: its workspace and eventID, as bytes (contract §7: unique per workspace).
-    private struct Key: Hashable {
-        let workspace: ArraySlice<UInt8>
-        let eventID: ArraySlice<UInt8>
-    }
-
-    /// Inserts consecutive batches of one group commit, in order; an event whose id is already stored for
+    /// Writes consecutive batches of one group commit, in order; an event whose id is already stored for
     /// its workspace (or came earlier in the run) is a duplicate, not an error.
     ///
+    /// `.copy` throws a unique violation (SQLSTATE 23505) when an event was already stored: the caller then
+    /// rolls the group back and writes it again `.skippingStored` (see `EventWriteMethod`).
+    static func write(
+        _ batches: [EventBatch], _ connection: PostgresConnection, by method: EventWriteMethod
+    ) throws(PostgresError) -> [EventBatchResult] {
+        var run = EventRun(batches)
+        if run.rowCount > 0 {
+            switch method {
+            case .copy:
+                try copy(&run, connection)
+            case .skippingStored:
+                run.admitAll()
+                try insertSkippingStored(&run, connection)
+            }
+        }
+        try writeRejected(batches.flatMap(\.rejected), connection)
+        return zip(batches, run.duplicates).map { batch, duplicates in
+            EventBatchResult(accepted: batch.accepted.count - duplicates.count, duplicateIndexes: duplicates.sorted())
+        }
+    }
+
     /// Only the first of each workspace and eventID in the run is sent, so each row sent has its own key:
     /// `ON CONFLICT DO NOTHING … RETURNING` then names exactly the rows stored, and every other is a
     /// duplicate, already stored by this or another instance (the unique index decides, across instances).
-    static func write(_ batches: [EventBatch], _ connection: PostgresConnection) throws(PostgresError)
-        -> [EventBatchResult]
+    private static func insertSkippingStored(_ run: inout EventRun, _ connection: PostgresConnection)
+        throws(PostgresError)
     {
-        var sent: [(batch: Int, position: Int)] = []
-        var sentByKey: [Key: Int] = [:]
-        var duplicates = [[Int]](repeating: [], count: batches.count)
-        var columns = EventColumns(rows: batches.reduce(0) { $0 + $1.accepted.count })
-        for (batchIndex, batch) in batches.enumerated() {
-            let rows = batch.accepted
-            for (position, row) in rows.rows.enumerated() {
-                let key = Key(workspace: rows.slice(row.workspaceKey), eventID: rows.slice(row.eventID))
-                guard sentByKey[key] == nil else {
-                    duplicates[batchIndex].append(position)
-                    continue
-                }
-                sentByKey[key] = sent.count
-                sent.append((batchIndex, position))
-                columns.append(row, of: rows)
-            }
+        var columns = EventColumns(rows: run.sent.count)
+        for origin in run.sent {
+            let rows = run.batches[origin.batch].accepted
+            columns.append(rows.rows[origin.position], of: rows)
         }
-        var stored = [Int64?](repeating: nil, count: sent.count)
-        if !sent.isEmpty {
-            let result = try connection.run(prepared: "insert_events", insertEventsSQL, columns.binds)
-            for row in 0..<result.rowCount {
-                let key = Key(workspace: ArraySlice(result.bytes(row, 1)), eventID: ArraySlice(result.bytes(row, 2)))
-                guard let index = sentByKey[key] else { continue }
-                stored[index] = result.int64(row, 0)
-            }
+        var stored = [Int64?](repeating: nil, count: run.sent.count)
+        let result = try connection.run(prepared: "insert_events", insertEventsSQL, columns.binds)
+        for row in 0..<result.rowCount {
+            let key = EventRun.Key(
+                workspace: ArraySlice(result.bytes(row, 1)), eventID: ArraySlice(result.bytes(row, 2)))
+            guard let index = run.sentByKey[key] else { continue }
+            stored[index] = result.int64(row, 0)
         }
         var treatments = TreatmentColumns()
-        for (index, origin) in sent.enumerated() {
+        for (index, origin) in run.sent.enumerated() {
             guard let seq = stored[index] else {
-                duplicates[origin.batch].append(origin.position)
+                run.duplicates[origin.batch].append(origin.position)
                 continue
             }
-            let rows = batches[origin.batch].accepted
+            let rows = run.batches[origin.batch].accepted
             let row = rows.rows[origin.position]
             for claimed in rows.treatments[row.treatments] {
                 treatments.append(claimed, event: seq, workspace: rows.slice(row.workspaceKey), of: rows)
@@ -84,10 +87,6 @@ extension PostgresStorage {
         }
         if treatments.count > 0 {
             try connection.run(prepared: "insert_treatments", insertTreatmentsSQL, treatments.binds)
-        }
-        try writeRejected(batches.flatMap(\.rejected), connection)
-        return zip(batches, duplicates).map { batch, duplicates in
-            EventBatchResult(accepted: batch.accepted.count - duplicates.count, duplicateIndexes: duplicates.sorted())
         }
     }
 
@@ -120,9 +119,64 @@ extension PostgresStorage {
     }
 }
 
+/// A run of batches with the duplicates inside it set aside: `sent` holds the first of each workspace and
+/// eventID, in order, and `duplicates` each batch's positions of the others (and, after writing
+/// `.skippingStored`, of those already stored).
+struct EventRun {
+    /// An event's identity: its workspace and eventID, as bytes (contract §7: unique per workspace).
+    struct Key: Hashable {
+        let workspace: ArraySlice<UInt8>
+        let eventID: ArraySlice<UInt8>
+
+        /// Each field's bytes in one call: the synthesized hash feeds a slice to the hasher byte by byte,
+        /// which was the writer's largest cost per event once rows went by COPY.
+        func hash(into hasher: inout Hasher) {
+            workspace.withUnsafeBytes { hasher.combine(bytes: $0) }
+            hasher.combine(workspace.count)
+            eventID.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
+    }
+
+    let batches: [EventBatch]
+    let rowCount: Int
+    private(set) var sent: [(batch: Int, position: Int)] = []
+    private(set) var sentByKey: [Key: Int] = [:]
+    var duplicates: [[Int]]
+
+    init(_ batches: [EventBatch]) {
+        self.batches = batches
+        rowCount = batches.reduce(0) { $0 + $1.accepted.count }
+        duplicates = [[Int]](repeating: [], count: batches.count)
+        sent.reserveCapacity(rowCount)
+        sentByKey.reserveCapacity(rowCount)
+    }
+
+    /// Whether the row at `position` of batch `batch` is the first of its key in the run (then it is sent);
+    /// otherwise it is recorded as a duplicate. Called for each row once, in order.
+    mutating func admit(_ batch: Int, _ position: Int) -> Bool {
+        let rows = batches[batch].accepted
+        let row = rows.rows[position]
+        let key = Key(workspace: rows.slice(row.workspaceKey), eventID: rows.slice(row.eventID))
+        guard sentByKey[key] == nil else {
+            duplicates[batch].append(position)
+            return false
+        }
+        sentByKey[key] = sent.count
+        sent.append((batch, position))
+        return true
+    }
+
+    /// Admits every row, in order.
+    mutating func admitAll() {
+        for batch in batches.indices {
+            for position in batches[batch].accepted.rows.indices { _ = admit(batch, position) }
+        }
+    }
+}
+
 extension EventRows {
     /// A field's bytes, in place.
-    fileprivate func slice(_ field: Field) -> ArraySlice<UInt8> {
+    func slice(_ field: Field) -> ArraySlice<UInt8> {
         bytes[field.offset..<field.offset + field.count]
     }
 }

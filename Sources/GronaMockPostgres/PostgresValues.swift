@@ -159,12 +159,13 @@ struct PostgresArray {
 }
 
 extension [UInt8] {
+    /// The value's bytes most significant first, in one append (the COPY and array encoders' hot path).
     mutating func appendBigEndian(_ value: Int64) {
-        for shift in stride(from: 56, through: 0, by: -8) { append(UInt8(truncatingIfNeeded: value >> shift)) }
+        Swift.withUnsafeBytes(of: value.bigEndian) { append(contentsOf: $0) }
     }
 
     mutating func appendBigEndian(_ value: Int32) {
-        for shift in stride(from: 24, through: 0, by: -8) { append(UInt8(truncatingIfNeeded: value >> shift)) }
+        Swift.withUnsafeBytes(of: value.bigEndian) { append(contentsOf: $0) }
     }
 }
 
