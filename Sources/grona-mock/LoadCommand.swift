@@ -48,10 +48,11 @@ enum LoadCommand {
             "threshold", "EXPR",
             help: "Repeatable, k6 style (events.p99<10ms); one not kept exits 99, a malformed one exits 64."),
         .flag("quiet", help: "No progress line."),
-    ]
+    ] + shardSpecs
 
     static let usage = """
         USAGE: grona-mock load [options]
+               grona-mock load merge REPORT... [options]   (shards' --json reports; see load merge --help)
 
         Drives a fleet of simulated SDK installs at URL: each fetches and verifies the signed configuration,
         polls it with If-None-Match, runs visits whose events follow assignment and the funnel, fetches grants,
@@ -72,6 +73,7 @@ enum LoadCommand {
         """
 
     static func run(_ arguments: [String], environment: [String: String]) -> Int32 {
+        if arguments.first == "merge" { return LoadMergeCommand.run(Array(arguments.dropFirst()), environment) }
         let settings: LoadSettings
         let thresholds: [Threshold]
         do {
@@ -80,7 +82,7 @@ enum LoadCommand {
                 Console.out(usage)
                 return 0
             }
-            settings = try self.settings(from: parsed, arguments: arguments)
+            settings = try sharded(self.settings(from: parsed, arguments: arguments), parsed, environment: environment)
             thresholds = try settings.thresholds.map { expression throws(UsageError) in
                 do {
                     return try Threshold(parsing: expression, verifyEnabled: settings.verify)
@@ -141,9 +143,10 @@ enum LoadCommand {
                 verifyError = "--verify could not check the run: \(error)"
             }
         }
-        let report = LoadReport(
+        var report = LoadReport(
             run: description, statistics: result.statistics, elapsedSeconds: result.elapsedSeconds,
             verification: verification, evaluating: thresholds)
+        (report.shard, report.ledger) = (settings.shard, settings.shard.map { RunLedger(firstInstall: $0.firstInstall, result: result) })
         var status = write(report, jsonPath: settings.jsonPath)
         if let verifyError {
             Console.error("grona-mock load: \(verifyError)")
@@ -154,7 +157,7 @@ enum LoadCommand {
 
     /// Prints the text report, and writes the JSON one where `--json` says: with `--json -` the JSON goes to
     /// standard output alone and the text to standard error, so that a pipe gets JSON it can parse.
-    private static func write(_ report: LoadReport, jsonPath: String?) -> Int32 {
+    static func write(_ report: LoadReport, jsonPath: String?) -> Int32 {
         switch jsonPath {
         case "-"?:
             Console.error(report.text)

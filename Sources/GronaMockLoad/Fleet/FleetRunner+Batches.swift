@@ -195,9 +195,9 @@ extension FleetRunner {
         for entry in rejected {
             guard let id = entry["eventID"]?.stringValue,
                 let (install, counter) = RunVerifier.parse(id, prefix: prefix),
-                install == index, counter &- batch.firstCounter < UInt32(clamping: batch.count)
+                install == encoder.firstInstall + index, counter &- batch.firstCounter < UInt32(clamping: batch.count)
             else { continue }
-            rejectedEvents.insert(install: install, counter: counter)
+            rejectedEvents.insert(install: index, counter: counter)
         }
     }
 }

@@ -18,6 +18,8 @@ package struct LoadRunResult: Sendable {
     package var loggedPerInstall: [UInt32]
     package var runTag: String
     package var seed: UInt64
+    /// The wall clock at the run's start (when `elapsedSeconds` starts), for a merge of shards' reports.
+    package var startedAtUnixMilliseconds: Int64 = 0
 }
 
 /// The simulated fleet on one thread: one poll loop drives the open-model visit schedule, every install's
@@ -73,9 +75,9 @@ package final class FleetRunner {
         } catch {
             throw LoadRunError("cannot start the client: \(error)")
         }
-        encoder = EventEncoder(runTag: settings.runTag)
-        var random = SplitMix64(seed: settings.seed)
-        jitter = SplitMix64(seed: Self.derivedSeed(settings.seed, stream: 1, index: 0))
+        encoder = EventEncoder(runTag: settings.runTag, firstInstall: settings.firstInstall)
+        var random = SplitMix64(seed: settings.engineSeed)
+        jitter = SplitMix64(seed: Self.derivedSeed(settings.engineSeed, stream: 1, index: 0))
         acknowledged = AcknowledgedEvents(installs: settings.installs)
         retryPolicy = RetryPolicy(maxRetries: settings.maxRetries, base: settings.retryBase)
         simulator = VisitSimulator(
@@ -84,7 +86,7 @@ package final class FleetRunner {
         installs.reserveCapacity(settings.installs)
         for index in 0..<settings.installs {
             var install = InstallState()
-            if random.chance(settings.identified) { install.customerID = "cust-\(settings.runTag)-\(index)" }
+            if random.chance(settings.identified) { install.customerID = "cust-\(settings.runTag)-\(settings.firstInstall + index)" }
             installs.append(install)
         }
         let keys = try Self.fetchKeys(client, settings)
@@ -146,7 +148,7 @@ package final class FleetRunner {
             statistics: statistics, elapsedSeconds: Double(client.tick() &- monotonicStart) / 1e9,
             acknowledged: acknowledged, rejectedEvents: rejectedEvents,
             loggedPerInstall: installs.map(\.nextCounter), runTag: settings.runTag,
-            seed: settings.seed)
+            seed: settings.seed, startedAtUnixMilliseconds: wallStart)
     }
 
     /// The earliest of what the loop waits for: the next progress snapshot, visit, timer, the end of the
