@@ -12,43 +12,45 @@ import Darwin
 /// Exit status: 0 passed, 1 the run could not be made, 64 usage (sysexits.h, as every command), 98 `--verify`
 /// failed, 99 a threshold broke.
 enum LoadCommand {
-    static let specs: [OptionSpec] = [
-        .value(
-            "url", "URL", environment: "GRONA_MOCK_URL", default: "http://127.0.0.1:8080",
-            help: "Base URL of the service under test (http:// only)."),
-        .value("workspace", "KEY", default: "acme-market", help: "Workspace the fleet belongs to."),
-        .value("installs", "N", default: "100", help: "Simulated installs (1 to 1000000)."),
-        .value("rate", "R", default: "20", help: "Visits per second, fleet-wide (decimals allowed)."),
-        .value("ramp", "D", default: "0s", help: "Climb linearly from --ramp-from to --rate over D, then hold."),
-        .value("ramp-from", "R", default: "0", help: "Visits per second at the start of the ramp."),
-        .value("duration", "D", default: "10s", help: "How long visits are started; then the drain (see below)."),
-        .value("drain", "D", default: "30s", help: "After --duration, how long answers and retries are awaited."),
-        .value("seed", "N", help: "Makes installs, visits and jitter reproducible (default: drawn, and printed)."),
-        .value(
-            "run-tag", "TAG",
-            help: "Prefix of the run's install and event ids ([a-z0-9-]{1,16}; default: drawn). With the same "
-                + "--seed, a fresh server gets the same installs, visits and events."),
-        .value("batch-size", "N", default: "50", help: "Events per batch, the SDK's size limit (1 to 500)."),
-        .value("batch-age", "D", default: "2s", help: "A batch is sent when its oldest event is this old."),
-        .value("max-in-flight", "N", default: "256", help: "Requests in flight at most; a visit due then is dropped."),
-        .value("timeout", "D", default: "10s", help: "Per request."),
-        .value("max-retries", "N", default: "5", help: "Retries per batch (exponential backoff, full jitter)."),
-        .value("retry-base", "D", default: "250ms", help: "The first backoff; it doubles up to 30s."),
-        .value("identified", "F", default: "0.5", help: "Share of installs with a customer id."),
-        .value(
-            "secret-key", "KEY", environment: "GRONA_MOCK_SECRET_KEY",
-            help: "The workspace's secret key, for grants; without it no offer is shown."),
-        .value("offline", "F:D", help: "Share F of installs goes offline once, for D, then flushes its backlog."),
-        .flag("no-gzip", help: "Send batches uncompressed."),
-        .flag("verify", help: "After the run, check the stored events and the violations (a grona-mock only)."),
-        .value(
-            "admin-token", "TOKEN", environment: "GRONA_MOCK_ADMIN_TOKEN", help: "For --verify's /_mock calls."),
-        .value("json", "FILE", help: "Write the whole report as JSON (- for stdout)."),
-        .value(
-            "threshold", "EXPR",
-            help: "Repeatable, k6 style (events.p99<10ms); one not kept exits 99, a malformed one exits 64."),
-        .flag("quiet", help: "No progress line."),
-    ] + shardSpecs
+    static let specs: [OptionSpec] =
+        [
+            .value(
+                "url", "URL", environment: "GRONA_MOCK_URL", default: "http://127.0.0.1:8080",
+                help: "Base URL of the service under test (http:// only)."),
+            .value("workspace", "KEY", default: "acme-market", help: "Workspace the fleet belongs to."),
+            .value("installs", "N", default: "100", help: "Simulated installs (1 to 1000000)."),
+            .value("rate", "R", default: "20", help: "Visits per second, fleet-wide (decimals allowed)."),
+            .value("ramp", "D", default: "0s", help: "Climb linearly from --ramp-from to --rate over D, then hold."),
+            .value("ramp-from", "R", default: "0", help: "Visits per second at the start of the ramp."),
+            .value("duration", "D", default: "10s", help: "How long visits are started; then the drain (see below)."),
+            .value("drain", "D", default: "30s", help: "After --duration, how long answers and retries are awaited."),
+            .value("seed", "N", help: "Makes installs, visits and jitter reproducible (default: drawn, and printed)."),
+            .value(
+                "run-tag", "TAG",
+                help: "Prefix of the run's install and event ids ([a-z0-9-]{1,16}; default: drawn). With the same "
+                    + "--seed, a fresh server gets the same installs, visits and events."),
+            .value("batch-size", "N", default: "50", help: "Events per batch, the SDK's size limit (1 to 500)."),
+            .value("batch-age", "D", default: "2s", help: "A batch is sent when its oldest event is this old."),
+            .value(
+                "max-in-flight", "N", default: "256", help: "Requests in flight at most; a visit due then is dropped."),
+            .value("timeout", "D", default: "10s", help: "Per request."),
+            .value("max-retries", "N", default: "5", help: "Retries per batch (exponential backoff, full jitter)."),
+            .value("retry-base", "D", default: "250ms", help: "The first backoff; it doubles up to 30s."),
+            .value("identified", "F", default: "0.5", help: "Share of installs with a customer id."),
+            .value(
+                "secret-key", "KEY", environment: "GRONA_MOCK_SECRET_KEY",
+                help: "The workspace's secret key, for grants; without it no offer is shown."),
+            .value("offline", "F:D", help: "Share F of installs goes offline once, for D, then flushes its backlog."),
+            .flag("no-gzip", help: "Send batches uncompressed."),
+            .flag("verify", help: "After the run, check the stored events and the violations (a grona-mock only)."),
+            .value(
+                "admin-token", "TOKEN", environment: "GRONA_MOCK_ADMIN_TOKEN", help: "For --verify's /_mock calls."),
+            .value("json", "FILE", help: "Write the whole report as JSON (- for stdout)."),
+            .value(
+                "threshold", "EXPR",
+                help: "Repeatable, k6 style (events.p99<10ms); one not kept exits 99, a malformed one exits 64."),
+            .flag("quiet", help: "No progress line."),
+        ] + shardSpecs
 
     static let usage = """
         USAGE: grona-mock load [options]
@@ -146,7 +148,9 @@ enum LoadCommand {
         var report = LoadReport(
             run: description, statistics: result.statistics, elapsedSeconds: result.elapsedSeconds,
             verification: verification, evaluating: thresholds)
-        (report.shard, report.ledger) = (settings.shard, settings.shard.map { RunLedger(firstInstall: $0.firstInstall, result: result) })
+        (report.shard, report.ledger) = (
+            settings.shard, settings.shard.map { RunLedger(firstInstall: $0.firstInstall, result: result) }
+        )
         var status = write(report, jsonPath: settings.jsonPath)
         if let verifyError {
             Console.error("grona-mock load: \(verifyError)")

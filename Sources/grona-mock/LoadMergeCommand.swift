@@ -59,7 +59,8 @@ enum LoadMergeCommand {
             }
             if let path = parsed.value("json"), path != "-" { try LoadCommand.checkWritable(path) }
         } catch {
-            Console.error("grona-mock load merge: \(error.message)\nRun 'grona-mock load merge --help' for the options.")
+            Console.error(
+                "grona-mock load merge: \(error.message)\nRun 'grona-mock load merge --help' for the options.")
             return ExitCode.usage.rawValue
         }
         let merge: ShardMerge
@@ -143,4 +144,3 @@ struct MergeFailure: Error {
     let message: String
     init(_ message: String) { self.message = message }
 }
-

@@ -86,7 +86,9 @@ package final class FleetRunner {
         installs.reserveCapacity(settings.installs)
         for index in 0..<settings.installs {
             var install = InstallState()
-            if random.chance(settings.identified) { install.customerID = "cust-\(settings.runTag)-\(settings.firstInstall + index)" }
+            if random.chance(settings.identified) {
+                install.customerID = "cust-\(settings.runTag)-\(settings.firstInstall + index)"
+            }
             installs.append(install)
         }
         let keys = try Self.fetchKeys(client, settings)

@@ -31,7 +31,8 @@ package struct LoadShard: Sendable, Equatable {
     /// option or variable in a refusal.
     package init(index: Int, count: Int, fleetInstalls: Int, source: String) throws(Invalid) {
         guard (1...Self.maximumCount).contains(count) else {
-            throw Invalid(description: "\(source): the number of shards must be 1 to \(Self.maximumCount), not \(count)")
+            throw Invalid(
+                description: "\(source): the number of shards must be 1 to \(Self.maximumCount), not \(count)")
         }
         guard (0..<count).contains(index) else {
             throw Invalid(

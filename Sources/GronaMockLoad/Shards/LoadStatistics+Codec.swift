@@ -6,14 +6,14 @@ extension LoadStatistics {
     /// The run's counts, by the key each has in the report.
     static var countKeys: [(String, WritableKeyPath<LoadStatistics, Int>)] {
         [
-        ("visitsScheduled", \.visitsScheduled), ("visitsStarted", \.visitsStarted),
-        ("visitsDropped", \.visitsDropped), ("eventsLogged", \.eventsLogged),
-        ("eventsAcknowledged", \.eventsAcknowledged), ("eventsAccepted", \.eventsAccepted),
-        ("eventsDuplicate", \.eventsDuplicate), ("eventsRejected", \.eventsRejected),
-        ("eventsUnconfirmed", \.eventsUnconfirmed), ("eventsAbandoned", \.eventsAbandoned),
-        ("eventsUnsent", \.eventsUnsent), ("answersWaitedForMemory", \.answersWaitedForMemory),
-        ("configsVerified", \.configsVerified), ("configsRejected", \.configsRejected),
-        ("grantsVerified", \.grantsVerified), ("grantsRejected", \.grantsRejected),
+            ("visitsScheduled", \.visitsScheduled), ("visitsStarted", \.visitsStarted),
+            ("visitsDropped", \.visitsDropped), ("eventsLogged", \.eventsLogged),
+            ("eventsAcknowledged", \.eventsAcknowledged), ("eventsAccepted", \.eventsAccepted),
+            ("eventsDuplicate", \.eventsDuplicate), ("eventsRejected", \.eventsRejected),
+            ("eventsUnconfirmed", \.eventsUnconfirmed), ("eventsAbandoned", \.eventsAbandoned),
+            ("eventsUnsent", \.eventsUnsent), ("answersWaitedForMemory", \.answersWaitedForMemory),
+            ("configsVerified", \.configsVerified), ("configsRejected", \.configsRejected),
+            ("grantsVerified", \.grantsVerified), ("grantsRejected", \.grantsRejected),
         ]
     }
 

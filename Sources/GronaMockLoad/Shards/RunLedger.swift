@@ -40,7 +40,8 @@ package struct RunLedger: Sendable, Equatable {
     /// The ledger of a shard of `installs` installs, checked: every acknowledged or rejected event is one its
     /// install logged.
     package init(json: JSONValue, installs: Int) throws(ReportFormatError) {
-        guard let first = json["firstInstall"]?.int64Value, first >= 0, let started = json["startedAtUnixMs"]?.int64Value,
+        guard let first = json["firstInstall"]?.int64Value, first >= 0,
+            let started = json["startedAtUnixMs"]?.int64Value,
             let logged = json["logged"]?.arrayValue, let ranges = json["acknowledged"]?.arrayValue,
             let rejected = json["rejected"]?.arrayValue
         else {

@@ -37,7 +37,8 @@ package struct RunVerifier {
             let page = try get(path, client)
             let events = page["events"]?.arrayValue ?? []
             for event in events {
-                guard let id = event["eventID"]?.stringValue, let (fleetInstall, counter) = Self.parse(id, prefix: prefix)
+                guard let id = event["eventID"]?.stringValue,
+                    let (fleetInstall, counter) = Self.parse(id, prefix: prefix)
                 else { continue }
                 // Another shard's install (the shards of a run share its tag): that shard verifies it.
                 let install = fleetInstall - settings.firstInstall
@@ -45,7 +46,8 @@ package struct RunVerifier {
                 verification.stored += 1
                 // An id the run never logged (a server inventing one) is stored and unacknowledged, and is
                 // not given a bit: the set stays bounded by what the run logged.
-                guard install >= 0, install < result.loggedPerInstall.count, counter < result.loggedPerInstall[install] else {
+                guard install >= 0, install < result.loggedPerInstall.count, counter < result.loggedPerInstall[install]
+                else {
                     verification.unacknowledged += 1
                     if sampleUnacknowledged.count < 10 { sampleUnacknowledged.append(id) }
                     continue
