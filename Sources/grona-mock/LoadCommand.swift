@@ -50,7 +50,7 @@ enum LoadCommand {
                 "threshold", "EXPR",
                 help: "Repeatable, k6 style (events.p99<10ms); one not kept exits 99, a malformed one exits 64."),
             .flag("quiet", help: "No progress line."),
-        ] + shardSpecs
+        ] + shardSpecs + replaySpecs
 
     static let usage = """
         USAGE: grona-mock load [options]
@@ -84,7 +84,12 @@ enum LoadCommand {
                 Console.out(usage)
                 return 0
             }
-            settings = try sharded(self.settings(from: parsed, arguments: arguments), parsed, environment: environment)
+            settings = try replayed(
+                sharded(self.settings(from: parsed, arguments: arguments), parsed, environment: environment), parsed)
+            if let refusal = replayRefusal(settings, skipBad: parsed.flag("skip-bad")) {
+                Console.error("grona-mock load: \(refusal)")
+                return ExitCode.failure.rawValue
+            }
             thresholds = try settings.thresholds.map { expression throws(UsageError) in
                 do {
                     return try Threshold(parsing: expression, verifyEnabled: settings.verify)
@@ -98,11 +103,18 @@ enum LoadCommand {
             return ExitCode.usage.rawValue
         }
         for warning in warnings(for: settings) { Console.error("grona-mock load: warning: \(warning)") }
-        let description = self.description(of: settings)
+        var description = self.description(of: settings)
+        if let plan = settings.replay {
+            // A replay keeps the file's pace, not a rate: the report says how long its events took to fall due.
+            (description.rate, description.rampFrom, description.rampSeconds) = (0, 0, 0)
+            description.durationSeconds = plan.durationSeconds
+        }
         // From here Ctrl-C asks for a report (the run stops as soon as its loop starts, after the checks
         // below, which are bounded by --timeout); a second one quits.
         LoadInterrupt.install()
-        if !settings.quiet { Console.error(startLine(settings)) }
+        if !settings.quiet {
+            Console.error(settings.replay.map { replayStartLine(settings, $0) } ?? startLine(settings))
+        }
         let runner: FleetRunner
         do {
             runner = try FleetRunner(settings: settings)
@@ -148,6 +160,7 @@ enum LoadCommand {
         var report = LoadReport(
             run: description, statistics: result.statistics, elapsedSeconds: result.elapsedSeconds,
             verification: verification, evaluating: thresholds)
+        report.replay = settings.replay
         (report.shard, report.ledger) = (
             settings.shard, settings.shard.map { RunLedger(firstInstall: $0.firstInstall, result: result) }
         )

@@ -65,8 +65,8 @@ extension FleetRunner {
         envelope.removeAll(keepingCapacity: true)
         envelope += "{\"workspaceKey\":".utf8
         envelope += JSONText.quoted(settings.workspace).utf8
-        envelope += ",\"installID\":\"".utf8
-        envelope += encoder.installID(index).utf8
+        envelope += ",\"installID\":".utf8
+        envelope += JSONText.quoted(installName(index)).dropLast().utf8
         envelope += "\",\"sdk\":{\"platform\":\"ios\",\"version\":\"1.4.0\"},".utf8
         envelope += "\"app\":{\"id\":\"com.grona.load\",\"version\":\"1.0.0\"},\"sentAt\":".utf8
         EventEncoder.appendDecimal(WallClock.milliseconds(), to: &envelope)

@@ -62,6 +62,8 @@ package final class FleetRunner {
     /// The latencies of the attempts that ended since the last progress snapshot, for the progress line's
     /// p50/p99 of the last second (the run's histograms cannot be subtracted).
     var intervalLatency = LatencyHistogram()
+    /// `--replay`: the file's events instead of simulated visits (`FleetRunner+Replay.swift`).
+    var replay: ReplayFeed?
 
     /// Fetches the JWKS and the configuration, and verifies it: a run that cannot do that is not made.
     package init(settings: LoadSettings) throws(LoadRunError) {
@@ -91,6 +93,18 @@ package final class FleetRunner {
             }
             installs.append(install)
         }
+        if let plan = settings.replay {
+            // A replay sends the file's events, no configuration or grants: it needs only the events endpoint.
+            configs = ConfigStore(keys: [:], workspace: settings.workspace)
+            monotonicStart = MonotonicClock.now()
+            wallStart = WallClock.milliseconds()
+            do {
+                replay = try ReplayFeed(plan: plan, start: monotonicStart)
+            } catch {
+                throw LoadRunError("--replay: \(error)")
+            }
+            return
+        }
         let keys = try Self.fetchKeys(client, settings)
         configs = ConfigStore(keys: keys, workspace: settings.workspace)
         try Self.fetchFirstConfig(client, settings, into: &configs)
@@ -115,7 +129,8 @@ package final class FleetRunner {
                 scheduling = false
                 flushAll(now: now)
             }
-            while scheduling, let intended = visits.nextVisit(now: now) {
+            feedReplay(now: now)
+            while scheduling, replay == nil, let intended = visits.nextVisit(now: now) {
                 statistics.visitsScheduled += 1
                 if client.inFlight >= settings.maxInFlight {
                     statistics.visitsDropped += 1
@@ -125,7 +140,7 @@ package final class FleetRunner {
                 }
             }
             while let timer = timers.popDue(now: now) { fire(timer.payload, deadline: timer.deadline, now: now) }
-            if scheduling && now >= end {
+            if scheduling && (replay.map(\.isFinished) ?? (now >= end)) {
                 drainDeadline = MonotonicClock.deadline(from: now, after: settings.drainLimit)
                 stopScheduling(now: now)
             }
@@ -156,7 +171,8 @@ package final class FleetRunner {
     /// The earliest of what the loop waits for: the next progress snapshot, visit, timer, the end of the
     /// schedule or of the drain.
     private func wake(_ nextProgress: UInt64, _ visits: VisitClock, _ end: UInt64, _ drainDeadline: UInt64) -> UInt64 {
-        var wake = min(nextProgress, scheduling ? min(end, visits.nextDueTime ?? end) : drainDeadline)
+        let nextDue = replay.map { $0.nextDue ?? 0 } ?? min(end, visits.nextDueTime ?? end)
+        var wake = min(nextProgress, scheduling ? nextDue : drainDeadline)
         if let timer = timers.nextDeadline { wake = min(wake, timer) }
         return wake
     }

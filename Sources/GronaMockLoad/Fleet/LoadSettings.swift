@@ -44,6 +44,8 @@ package struct LoadSettings: Sendable {
     /// `--shard I/N` (or `JOB_COMPLETION_INDEX` with `--shards N`): the slice of the fleet this process runs;
     /// `installs` and `rate` are then already the shard's own (`applying(_:)`). Nil for the whole fleet.
     package var shard: LoadShard?
+    /// `--replay FILE`: the file's events, already read through once, instead of simulated visits.
+    package var replay: ReplayPlan?
 
     package init() {}
 

@@ -14,6 +14,8 @@ package struct LoadReport: Sendable, Equatable {
     package var ledger: RunLedger?
     /// For a merge: how many shards' reports it adds up (0 otherwise).
     package var mergedShards = 0
+    /// For `--replay`: the file replayed.
+    package var replay: ReplayPlan?
 
     /// How the run ended, for the exit status: a failed verification outranks a broken threshold.
     package enum Verdict: Sendable, Equatable {

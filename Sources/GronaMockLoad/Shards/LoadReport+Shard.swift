@@ -12,6 +12,11 @@ extension LoadReport {
             return "  shard \(shard.label): installs \(shard.firstInstall) to "
                 + "\(shard.firstInstall + shard.installs - 1) of \(shard.fleetInstalls)"
         }
+        if let replay {
+            return "  replay of \(replay.path): \(replay.events) events of \(replay.installIDs.count) installs at "
+                + "speed \(ReportFormat.plain(replay.speed))"
+                + (replay.badLines > 0 ? ", \(replay.badLines) bad lines skipped" : "")
+        }
         return mergedShards > 0 ? "  merged from \(mergedShards) shard reports" : nil
     }
 
@@ -29,6 +34,15 @@ extension LoadReport {
             object.set("shard", .null)
         }
         if mergedShards > 0 { object.set("mergedShards", .number(JSONNumber(mergedShards))) }
+        if let replay {
+            object.set(
+                "replay",
+                [
+                    "file": .string(replay.path), "events": .number(JSONNumber(replay.events)),
+                    "installs": .number(JSONNumber(replay.installIDs.count)), "speed": Self.exact(replay.speed),
+                    "badLines": .number(JSONNumber(replay.badLines)),
+                ])
+        }
         if let ledger {
             object.set(
                 "exact",
