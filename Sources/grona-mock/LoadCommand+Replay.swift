@@ -4,16 +4,9 @@ import GronaMockLoad
 /// capture) sent again as their installs sent them, instead of a simulated fleet (`ReplayPlan`).
 extension LoadCommand {
     static let replaySpecs: [OptionSpec] = [
-        .value(
-            "replay", "FILE",
-            help: "Send the events of FILE (NDJSON, as 'grona-mock events export' writes) as their installs sent "
-                + "them, with fresh eventIDs, instead of a simulated fleet."),
-        .value(
-            "speed", "X", help: "With --replay: the gaps between events divided by X (default 1; 2 is twice as fast)."),
-        .flag(
-            "skip-bad",
-            help: "With --replay: send the events of the lines that parse (by default one that does not sends nothing)."
-        ),
+        .value("replay", "FILE", help: "Send FILE's events (NDJSON, an events export) as their installs did."),
+        .value("speed", "X", help: "With --replay: the gaps between events divided by X (default 1)."),
+        .flag("skip-bad", help: "With --replay: skip lines that are not events (else nothing is sent)."),
     ]
 
     /// `settings` with the replay the options ask for: the file read through once (`ReplayPlan`), its

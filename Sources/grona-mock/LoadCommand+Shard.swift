@@ -6,11 +6,10 @@ extension LoadCommand {
     static let shardSpecs: [OptionSpec] = [
         .value(
             "shard", "I/N",
-            help: "Run shard I (0-based) of N generators that make one run together: installs --installs/N and "
-                + "rate --rate/N each, disjoint ids (needs --run-tag). Merge their --json with 'load merge'."),
+            help: "Shard I (0-based) of N processes making one run: --installs/N, --rate/N (needs --run-tag)."),
         .value(
             "shards", "N", environment: "GRONA_MOCK_LOAD_SHARDS",
-            help: "Without --shard: N shards, this one's index from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)."),
+            help: "Without --shard: N shards, the index from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)."),
     ]
 
     /// `settings` (fleet-wide) for the shard the options and the environment name, unchanged when none is.
