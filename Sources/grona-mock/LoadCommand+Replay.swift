@@ -19,6 +19,11 @@ extension LoadCommand {
             return settings
         }
         guard settings.shard == nil else { throw UsageError("--replay sends one file's events: it takes no --shard") }
+        // The file gives the installs and the pace: a fleet's shape given with it would be silently ignored.
+        for option in ["installs", "rate", "ramp", "ramp-from", "duration", "offline", "identified"]
+        where parsed.given.contains(option) {
+            throw UsageError("--\(option) does not apply to --replay: the file gives the installs and the pace")
+        }
         var speed = 1.0
         do {
             if let text = parsed.value("speed") { speed = try ReplayPlan.speed(text) }

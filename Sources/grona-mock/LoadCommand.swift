@@ -165,6 +165,10 @@ enum LoadCommand {
             settings.shard, settings.shard.map { RunLedger(firstInstall: $0.firstInstall, result: result) }
         )
         var status = write(report, jsonPath: settings.jsonPath)
+        if let problem = runner.replayProblem {
+            Console.error("grona-mock load: \(problem)")
+            status = 1
+        }
         if let verifyError {
             Console.error("grona-mock load: \(verifyError)")
             status = 1

@@ -37,4 +37,18 @@ extension FleetRunner {
         if let replay, replay.plan.installIDs.indices.contains(index) { return replay.plan.installIDs[index] }
         return encoder.installID(index)
     }
+
+    /// What went wrong reading the replay file the second time (it changed, or could not be read), for the
+    /// command to say after the report; nil when every line of the plan was sent.
+    package var replayProblem: String? {
+        guard let replay else { return nil }
+        if let error = replay.readError { return "--replay: reading stopped early: \(error)" }
+        // The lines found bad in the first pass are skipped again (with --skip-bad): only more than those is news.
+        let changed = replay.skipped - replay.plan.badLines
+        if changed > 0 {
+            return "--replay: \(changed) line\(changed == 1 ? "" : "s") changed since the file was checked and "
+                + "\(changed == 1 ? "was" : "were") not sent"
+        }
+        return nil
+    }
 }

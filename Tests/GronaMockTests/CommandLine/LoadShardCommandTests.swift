@@ -41,6 +41,7 @@ struct LoadShardCommandTests {
             (["--shards", "3"], ["JOB_COMPLETION_INDEX": "3"], "must be below 3"),
             (["--replay", "x.ndjson", "--shard", "0/2"], [:], "takes no --shard"),
             (["--speed", "2"], [:], "--speed goes with --replay"),
+            (["--replay", "/dev/null"], [:], "--installs does not apply to --replay"),
         ] as [([String], [String: String], String)])
     func badShard(options: [String], environment: [String: String], message: String) throws {
         let result = try Self.shard(1, "", options, environment: environment)
