@@ -4,10 +4,18 @@ import GronaMock
 /// queued on its install with a fresh eventID of the run (`<runTag>-<install>-<counter>`, so a replay can be
 /// made again and `--verify` finds its events) and sent in batches exactly as the fleet's are.
 extension FleetRunner {
+    /// Events queued and not yet in a batch, at most, before the replay waits for batches to leave: a file whose
+    /// events fall due faster than the service takes them (a burst at one timestamp, or a high `--speed`) must
+    /// not end up in memory whole. The wait shows as start lag, as a slow generator's does.
+    static let replayPendingLimit = 50_000
+
+    /// The replay waits for batches to leave before it queues more (`replayPendingLimit`).
+    var replayIsHeldBack: Bool { pendingEventsTotal >= Self.replayPendingLimit }
+
     func feedReplay(now: UInt64) {
         guard let feed = replay else { return }
         var eventID: [UInt8] = []
-        while scheduling, let (event, index, intended) = feed.pop(now: now) {
+        while scheduling, !replayIsHeldBack, let (event, index, intended) = feed.pop(now: now) {
             if event.visitID == nil || feed.lastVisit[index] != event.visitID {
                 feed.lastVisit[index] = event.visitID
                 statistics.visitsScheduled += 1

@@ -171,7 +171,9 @@ package final class FleetRunner {
     /// The earliest of what the loop waits for: the next progress snapshot, visit, timer, the end of the
     /// schedule or of the drain.
     private func wake(_ nextProgress: UInt64, _ visits: VisitClock, _ end: UInt64, _ drainDeadline: UInt64) -> UInt64 {
-        let nextDue = replay.map { $0.nextDue ?? 0 } ?? min(end, visits.nextDueTime ?? end)
+        // A replay held back waits for answers (the poll wakes on them), not for its next event, already due.
+        let nextDue =
+            replay.map { replayIsHeldBack ? nextProgress : $0.nextDue ?? 0 } ?? min(end, visits.nextDueTime ?? end)
         var wake = min(nextProgress, scheduling ? nextDue : drainDeadline)
         if let timer = timers.nextDeadline { wake = min(wake, timer) }
         return wake
