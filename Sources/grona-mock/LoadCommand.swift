@@ -12,46 +12,49 @@ import Darwin
 /// Exit status: 0 passed, 1 the run could not be made, 64 usage (sysexits.h, as every command), 98 `--verify`
 /// failed, 99 a threshold broke.
 enum LoadCommand {
-    static let specs: [OptionSpec] = [
-        .value(
-            "url", "URL", environment: "GRONA_MOCK_URL", default: "http://127.0.0.1:8080",
-            help: "Base URL of the service under test (http:// only)."),
-        .value("workspace", "KEY", default: "acme-market", help: "Workspace the fleet belongs to."),
-        .value("installs", "N", default: "100", help: "Simulated installs (1 to 1000000)."),
-        .value("rate", "R", default: "20", help: "Visits per second, fleet-wide (decimals allowed)."),
-        .value("ramp", "D", default: "0s", help: "Climb linearly from --ramp-from to --rate over D, then hold."),
-        .value("ramp-from", "R", default: "0", help: "Visits per second at the start of the ramp."),
-        .value("duration", "D", default: "10s", help: "How long visits are started; then the drain (see below)."),
-        .value("drain", "D", default: "30s", help: "After --duration, how long answers and retries are awaited."),
-        .value("seed", "N", help: "Makes installs, visits and jitter reproducible (default: drawn, and printed)."),
-        .value(
-            "run-tag", "TAG",
-            help: "Prefix of the run's install and event ids ([a-z0-9-]{1,16}; default: drawn). With the same "
-                + "--seed, a fresh server gets the same installs, visits and events."),
-        .value("batch-size", "N", default: "50", help: "Events per batch, the SDK's size limit (1 to 500)."),
-        .value("batch-age", "D", default: "2s", help: "A batch is sent when its oldest event is this old."),
-        .value("max-in-flight", "N", default: "256", help: "Requests in flight at most; a visit due then is dropped."),
-        .value("timeout", "D", default: "10s", help: "Per request."),
-        .value("max-retries", "N", default: "5", help: "Retries per batch (exponential backoff, full jitter)."),
-        .value("retry-base", "D", default: "250ms", help: "The first backoff; it doubles up to 30s."),
-        .value("identified", "F", default: "0.5", help: "Share of installs with a customer id."),
-        .value(
-            "secret-key", "KEY", environment: "GRONA_MOCK_SECRET_KEY",
-            help: "The workspace's secret key, for grants; without it no offer is shown."),
-        .value("offline", "F:D", help: "Share F of installs goes offline once, for D, then flushes its backlog."),
-        .flag("no-gzip", help: "Send batches uncompressed."),
-        .flag("verify", help: "After the run, check the stored events and the violations (a grona-mock only)."),
-        .value(
-            "admin-token", "TOKEN", environment: "GRONA_MOCK_ADMIN_TOKEN", help: "For --verify's /_mock calls."),
-        .value("json", "FILE", help: "Write the whole report as JSON (- for stdout)."),
-        .value(
-            "threshold", "EXPR",
-            help: "Repeatable, k6 style (events.p99<10ms); one not kept exits 99, a malformed one exits 64."),
-        .flag("quiet", help: "No progress line."),
-    ]
+    static let specs: [OptionSpec] =
+        [
+            .value(
+                "url", "URL", environment: "GRONA_MOCK_URL", default: "http://127.0.0.1:8080",
+                help: "Base URL of the service under test (http:// only)."),
+            .value("workspace", "KEY", default: "acme-market", help: "Workspace the fleet belongs to."),
+            .value("installs", "N", default: "100", help: "Simulated installs (1 to 1000000)."),
+            .value("rate", "R", default: "20", help: "Visits per second, fleet-wide (decimals allowed)."),
+            .value("ramp", "D", default: "0s", help: "Climb linearly from --ramp-from to --rate over D, then hold."),
+            .value("ramp-from", "R", default: "0", help: "Visits per second at the start of the ramp."),
+            .value("duration", "D", default: "10s", help: "How long visits are started; then the drain (see below)."),
+            .value("drain", "D", default: "30s", help: "After --duration, how long answers and retries are awaited."),
+            .value("seed", "N", help: "Makes installs, visits and jitter reproducible (default: drawn, and printed)."),
+            .value(
+                "run-tag", "TAG",
+                help: "Prefix of the run's install and event ids ([a-z0-9-]{1,16}; default: drawn). With the same "
+                    + "--seed, a fresh server gets the same installs, visits and events."),
+            .value("batch-size", "N", default: "50", help: "Events per batch, the SDK's size limit (1 to 500)."),
+            .value("batch-age", "D", default: "2s", help: "A batch is sent when its oldest event is this old."),
+            .value(
+                "max-in-flight", "N", default: "256", help: "Requests in flight at most; a visit due then is dropped."),
+            .value("timeout", "D", default: "10s", help: "Per request."),
+            .value("max-retries", "N", default: "5", help: "Retries per batch (exponential backoff, full jitter)."),
+            .value("retry-base", "D", default: "250ms", help: "The first backoff; it doubles up to 30s."),
+            .value("identified", "F", default: "0.5", help: "Share of installs with a customer id."),
+            .value(
+                "secret-key", "KEY", environment: "GRONA_MOCK_SECRET_KEY",
+                help: "The workspace's secret key, for grants; without it no offer is shown."),
+            .value("offline", "F:D", help: "Share F of installs goes offline once, for D, then flushes its backlog."),
+            .flag("no-gzip", help: "Send batches uncompressed."),
+            .flag("verify", help: "After the run, check the stored events and the violations (a grona-mock only)."),
+            .value(
+                "admin-token", "TOKEN", environment: "GRONA_MOCK_ADMIN_TOKEN", help: "For --verify's /_mock calls."),
+            .value("json", "FILE", help: "Write the whole report as JSON (- for stdout)."),
+            .value(
+                "threshold", "EXPR",
+                help: "Repeatable, k6 style (events.p99<10ms); one not kept exits 99, a malformed one exits 64."),
+            .flag("quiet", help: "No progress line."),
+        ] + shardSpecs + replaySpecs
 
     static let usage = """
         USAGE: grona-mock load [options]
+               grona-mock load merge REPORT... [options]   (shards' --json reports; see load merge --help)
 
         Drives a fleet of simulated SDK installs at URL: each fetches and verifies the signed configuration,
         polls it with If-None-Match, runs visits whose events follow assignment and the funnel, fetches grants,
@@ -72,6 +75,7 @@ enum LoadCommand {
         """
 
     static func run(_ arguments: [String], environment: [String: String]) -> Int32 {
+        if arguments.first == "merge" { return LoadMergeCommand.run(Array(arguments.dropFirst()), environment) }
         let settings: LoadSettings
         let thresholds: [Threshold]
         do {
@@ -80,7 +84,12 @@ enum LoadCommand {
                 Console.out(usage)
                 return 0
             }
-            settings = try self.settings(from: parsed, arguments: arguments)
+            settings = try replayed(
+                sharded(self.settings(from: parsed, arguments: arguments), parsed, environment: environment), parsed)
+            if let refusal = replayRefusal(settings, skipBad: parsed.flag("skip-bad")) {
+                Console.error("grona-mock load: \(refusal)")
+                return ExitCode.failure.rawValue
+            }
             thresholds = try settings.thresholds.map { expression throws(UsageError) in
                 do {
                     return try Threshold(parsing: expression, verifyEnabled: settings.verify)
@@ -94,11 +103,18 @@ enum LoadCommand {
             return ExitCode.usage.rawValue
         }
         for warning in warnings(for: settings) { Console.error("grona-mock load: warning: \(warning)") }
-        let description = self.description(of: settings)
+        var description = self.description(of: settings)
+        if let plan = settings.replay {
+            // A replay keeps the file's pace, not a rate: the report says how long its events took to fall due.
+            (description.rate, description.rampFrom, description.rampSeconds) = (0, 0, 0)
+            description.durationSeconds = plan.durationSeconds
+        }
         // From here Ctrl-C asks for a report (the run stops as soon as its loop starts, after the checks
         // below, which are bounded by --timeout); a second one quits.
         LoadInterrupt.install()
-        if !settings.quiet { Console.error(startLine(settings)) }
+        if !settings.quiet {
+            Console.error(settings.replay.map { replayStartLine(settings, $0) } ?? startLine(settings))
+        }
         let runner: FleetRunner
         do {
             runner = try FleetRunner(settings: settings)
@@ -141,10 +157,18 @@ enum LoadCommand {
                 verifyError = "--verify could not check the run: \(error)"
             }
         }
-        let report = LoadReport(
+        var report = LoadReport(
             run: description, statistics: result.statistics, elapsedSeconds: result.elapsedSeconds,
             verification: verification, evaluating: thresholds)
+        report.replay = settings.replay
+        (report.shard, report.ledger) = (
+            settings.shard, settings.shard.map { RunLedger(firstInstall: $0.firstInstall, result: result) }
+        )
         var status = write(report, jsonPath: settings.jsonPath)
+        if let problem = runner.replayProblem {
+            Console.error("grona-mock load: \(problem)")
+            status = 1
+        }
         if let verifyError {
             Console.error("grona-mock load: \(verifyError)")
             status = 1
@@ -154,7 +178,7 @@ enum LoadCommand {
 
     /// Prints the text report, and writes the JSON one where `--json` says: with `--json -` the JSON goes to
     /// standard output alone and the text to standard error, so that a pipe gets JSON it can parse.
-    private static func write(_ report: LoadReport, jsonPath: String?) -> Int32 {
+    static func write(_ report: LoadReport, jsonPath: String?) -> Int32 {
         switch jsonPath {
         case "-"?:
             Console.error(report.text)

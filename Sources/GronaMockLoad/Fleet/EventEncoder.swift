@@ -8,7 +8,14 @@ package struct EventEncoder: Sendable {
     /// The run's tag, the prefix of every event id: `<runTag>-<install>-<counter>`.
     package let runTag: [UInt8]
 
-    package init(runTag: String) { self.runTag = Array(runTag.utf8) }
+    /// The fleet-wide index of this process's install 0 (`LoadShard.firstInstall`): ids name installs by their
+    /// index in the whole fleet, so that the shards of one run never share one.
+    package let firstInstall: Int
+
+    package init(runTag: String, firstInstall: Int = 0) {
+        self.runTag = Array(runTag.utf8)
+        self.firstInstall = firstInstall
+    }
 
     /// What every event of one visit shares.
     package struct VisitFrame: Sendable {
@@ -31,11 +38,13 @@ package struct EventEncoder: Sendable {
 
     /// `load-<runTag>-<install>`: the batch's `installID`, and the unit of install-unit campaigns.
     package func installID(_ install: Int) -> String {
-        "load-" + String(decoding: runTag, as: UTF8.self) + "-" + String(install)
+        "load-" + String(decoding: runTag, as: UTF8.self) + "-" + String(firstInstall + install)
     }
 
-    /// A visit's frame, with its `visitID` `<runTag>-<install>-v<visit>`.
-    package func frame(install: Int, visit: UInt32, timestamp: Int64) -> VisitFrame {
+    /// A visit's frame, with its `visitID` `<runTag>-<install>-v<visit>`; `install` is this process's index,
+    /// the frame holds the fleet-wide one.
+    package func frame(install local: Int, visit: UInt32, timestamp: Int64) -> VisitFrame {
+        let install = firstInstall + local
         var frame = VisitFrame(install: install, timestamp: timestamp)
         frame.visitID.reserveCapacity(runTag.count + 24)
         frame.visitID.append(UInt8(ascii: "\""))

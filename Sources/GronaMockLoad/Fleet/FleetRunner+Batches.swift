@@ -65,8 +65,8 @@ extension FleetRunner {
         envelope.removeAll(keepingCapacity: true)
         envelope += "{\"workspaceKey\":".utf8
         envelope += JSONText.quoted(settings.workspace).utf8
-        envelope += ",\"installID\":\"".utf8
-        envelope += encoder.installID(index).utf8
+        envelope += ",\"installID\":".utf8
+        envelope += JSONText.quoted(installName(index)).dropLast().utf8
         envelope += "\",\"sdk\":{\"platform\":\"ios\",\"version\":\"1.4.0\"},".utf8
         envelope += "\"app\":{\"id\":\"com.grona.load\",\"version\":\"1.0.0\"},\"sentAt\":".utf8
         EventEncoder.appendDecimal(WallClock.milliseconds(), to: &envelope)
@@ -195,9 +195,9 @@ extension FleetRunner {
         for entry in rejected {
             guard let id = entry["eventID"]?.stringValue,
                 let (install, counter) = RunVerifier.parse(id, prefix: prefix),
-                install == index, counter &- batch.firstCounter < UInt32(clamping: batch.count)
+                install == encoder.firstInstall + index, counter &- batch.firstCounter < UInt32(clamping: batch.count)
             else { continue }
-            rejectedEvents.insert(install: install, counter: counter)
+            rejectedEvents.insert(install: index, counter: counter)
         }
     }
 }

@@ -8,7 +8,7 @@ extension FleetRunner {
     /// install it is and what its shopper does do not depend on what earlier visits drew (a grant that arrived
     /// in time, a visit dropped at the cap).
     func visit(number: Int, at intended: UInt64, now: UInt64) {
-        var random = SplitMix64(seed: Self.derivedSeed(settings.seed, stream: 2, index: number))
+        var random = SplitMix64(seed: Self.derivedSeed(settings.engineSeed, stream: 2, index: number))
         let index = random.below(settings.installs)
         if !installs[index].launched { launch(index, at: intended, now: now, random: &random) }
         refreshGrantsIfDue(index, at: intended, now: now)

@@ -18,6 +18,8 @@ package struct LoadRunResult: Sendable {
     package var loggedPerInstall: [UInt32]
     package var runTag: String
     package var seed: UInt64
+    /// The wall clock at the run's start (when `elapsedSeconds` starts), for a merge of shards' reports.
+    package var startedAtUnixMilliseconds: Int64 = 0
 }
 
 /// The simulated fleet on one thread: one poll loop drives the open-model visit schedule, every install's
@@ -60,6 +62,8 @@ package final class FleetRunner {
     /// The latencies of the attempts that ended since the last progress snapshot, for the progress line's
     /// p50/p99 of the last second (the run's histograms cannot be subtracted).
     var intervalLatency = LatencyHistogram()
+    /// `--replay`: the file's events instead of simulated visits (`FleetRunner+Replay.swift`).
+    var replay: ReplayFeed?
 
     /// Fetches the JWKS and the configuration, and verifies it: a run that cannot do that is not made.
     package init(settings: LoadSettings) throws(LoadRunError) {
@@ -73,9 +77,9 @@ package final class FleetRunner {
         } catch {
             throw LoadRunError("cannot start the client: \(error)")
         }
-        encoder = EventEncoder(runTag: settings.runTag)
-        var random = SplitMix64(seed: settings.seed)
-        jitter = SplitMix64(seed: Self.derivedSeed(settings.seed, stream: 1, index: 0))
+        encoder = EventEncoder(runTag: settings.runTag, firstInstall: settings.firstInstall)
+        var random = SplitMix64(seed: settings.engineSeed)
+        jitter = SplitMix64(seed: Self.derivedSeed(settings.engineSeed, stream: 1, index: 0))
         acknowledged = AcknowledgedEvents(installs: settings.installs)
         retryPolicy = RetryPolicy(maxRetries: settings.maxRetries, base: settings.retryBase)
         simulator = VisitSimulator(
@@ -84,8 +88,22 @@ package final class FleetRunner {
         installs.reserveCapacity(settings.installs)
         for index in 0..<settings.installs {
             var install = InstallState()
-            if random.chance(settings.identified) { install.customerID = "cust-\(settings.runTag)-\(index)" }
+            if random.chance(settings.identified) {
+                install.customerID = "cust-\(settings.runTag)-\(settings.firstInstall + index)"
+            }
             installs.append(install)
+        }
+        if let plan = settings.replay {
+            // A replay sends the file's events, no configuration or grants: it needs only the events endpoint.
+            configs = ConfigStore(keys: [:], workspace: settings.workspace)
+            monotonicStart = MonotonicClock.now()
+            wallStart = WallClock.milliseconds()
+            do {
+                replay = try ReplayFeed(plan: plan, start: monotonicStart)
+            } catch {
+                throw LoadRunError("--replay: \(error)")
+            }
+            return
         }
         let keys = try Self.fetchKeys(client, settings)
         configs = ConfigStore(keys: keys, workspace: settings.workspace)
@@ -111,7 +129,8 @@ package final class FleetRunner {
                 scheduling = false
                 flushAll(now: now)
             }
-            while scheduling, let intended = visits.nextVisit(now: now) {
+            feedReplay(now: now)
+            while scheduling, replay == nil, let intended = visits.nextVisit(now: now) {
                 statistics.visitsScheduled += 1
                 if client.inFlight >= settings.maxInFlight {
                     statistics.visitsDropped += 1
@@ -121,7 +140,7 @@ package final class FleetRunner {
                 }
             }
             while let timer = timers.popDue(now: now) { fire(timer.payload, deadline: timer.deadline, now: now) }
-            if scheduling && now >= end {
+            if scheduling && (replay.map(\.isFinished) ?? (now >= end)) {
                 drainDeadline = MonotonicClock.deadline(from: now, after: settings.drainLimit)
                 stopScheduling(now: now)
             }
@@ -146,13 +165,16 @@ package final class FleetRunner {
             statistics: statistics, elapsedSeconds: Double(client.tick() &- monotonicStart) / 1e9,
             acknowledged: acknowledged, rejectedEvents: rejectedEvents,
             loggedPerInstall: installs.map(\.nextCounter), runTag: settings.runTag,
-            seed: settings.seed)
+            seed: settings.seed, startedAtUnixMilliseconds: wallStart)
     }
 
     /// The earliest of what the loop waits for: the next progress snapshot, visit, timer, the end of the
     /// schedule or of the drain.
     private func wake(_ nextProgress: UInt64, _ visits: VisitClock, _ end: UInt64, _ drainDeadline: UInt64) -> UInt64 {
-        var wake = min(nextProgress, scheduling ? min(end, visits.nextDueTime ?? end) : drainDeadline)
+        // A replay held back waits for answers (the poll wakes on them), not for its next event, already due.
+        let nextDue =
+            replay.map { replayIsHeldBack ? nextProgress : $0.nextDue ?? 0 } ?? min(end, visits.nextDueTime ?? end)
+        var wake = min(nextProgress, scheduling ? nextDue : drainDeadline)
         if let timer = timers.nextDeadline { wake = min(wake, timer) }
         return wake
     }

@@ -41,6 +41,12 @@ package struct LoadSettings: Sendable {
     /// How long an interrupted run (Ctrl-C) sends what is pending and waits for answers, at most.
     package var interruptDrainLimit: Duration = .seconds(3)
 
+    /// `--shard I/N` (or `JOB_COMPLETION_INDEX` with `--shards N`): the slice of the fleet this process runs;
+    /// `installs` and `rate` are then already the shard's own (`applying(_:)`). Nil for the whole fleet.
+    package var shard: LoadShard?
+    /// `--replay FILE`: the file's events, already read through once, instead of simulated visits.
+    package var replay: ReplayPlan?
+
     package init() {}
 
     /// The target as printed: an IPv6 address bracketed (RFC 3986 §3.2.2), as it must be typed.

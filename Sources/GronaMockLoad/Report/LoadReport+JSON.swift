@@ -46,6 +46,7 @@ extension LoadReport {
         object.set("thresholds", .array(thresholds.map(\.json)))
         object.set("warnings", .array(warnings.map(\.json)))
         object.set("passed", .bool(passed))
+        setShardSections(in: &object)
         return .object(object)
     }
 

@@ -55,6 +55,7 @@ extension LoadReport {
                     + "\(ReportFormat.plain(run.offlineSeconds))s")
         }
         let interrupted = statistics.interrupted ? ", interrupted (Ctrl-C): the figures cover what ran" : ""
+        if let shardLine { lines.append(shardLine) }
         lines.append("  elapsed \(ReportFormat.fixed(elapsedSeconds, decimals: 1))s" + interrupted)
         return lines
     }

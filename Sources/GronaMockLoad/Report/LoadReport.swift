@@ -8,6 +8,14 @@ package struct LoadReport: Sendable, Equatable {
     /// Nil without `--verify`.
     package var verification: LoadVerification?
     package var thresholds: [ThresholdResult]
+    /// The shard this report is of (`--shard`), nil for a whole fleet or a merge.
+    package var shard: LoadShard?
+    /// For a shard: what a merge needs to verify the whole run (`RunLedger`), written in the JSON report.
+    package var ledger: RunLedger?
+    /// For a merge: how many shards' reports it adds up (0 otherwise).
+    package var mergedShards = 0
+    /// For `--replay`: the file replayed.
+    package var replay: ReplayPlan?
 
     /// How the run ended, for the exit status: a failed verification outranks a broken threshold.
     package enum Verdict: Sendable, Equatable {

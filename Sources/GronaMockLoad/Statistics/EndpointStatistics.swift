@@ -39,6 +39,20 @@ package struct EndpointStatistics: Sendable, Equatable {
 
     package init() {}
 
+    /// Statistics as a report wrote them (`EndpointStatistics+Codec.swift`), for a merge of shards' reports.
+    init(
+        requests: Int, statuses: [Int: Int], failures: [TransportFailure: Int], retries: Int,
+        latency: LatencyHistogram, startLag: LatencyHistogram, answerLag: LatencyHistogram
+    ) {
+        self.requests = requests
+        self.statuses = statuses
+        self.failures = failures
+        self.retries = retries
+        self.latency = latency
+        self.startLag = startLag
+        self.answerLag = answerLag
+    }
+
     /// Attempts that failed: no status, or a status of 400 or more. A 304 is a success.
     package var errors: Int {
         failures.values.reduce(0, +) + statuses.reduce(0) { $0 + ($1.key >= 400 ? $1.value : 0) }

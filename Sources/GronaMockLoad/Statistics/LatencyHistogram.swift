@@ -25,19 +25,29 @@ package struct LatencyHistogram: Sendable, Equatable {
         }
         return buckets
     }()
-    private static let countsLength = (bucketCount + 1) * subBucketHalfCount
+    static let countsLength = (bucketCount + 1) * subBucketHalfCount
 
-    private var counts: [UInt64]
+    /// Internal for `LatencyHistogram+Codec.swift`, which writes and reads them losslessly.
+    private(set) var counts: [UInt64]
     /// Values recorded.
     package private(set) var count: UInt64 = 0
     /// The exact extremes, in nanoseconds (0 when empty).
     package private(set) var min: UInt64 = 0
     package private(set) var max: UInt64 = 0
     /// The sum of the values recorded, for the mean; wraps only past 584 years of latency.
-    private var sum: UInt64 = 0
+    private(set) var sum: UInt64 = 0
 
     package init() {
         counts = Array(repeating: 0, count: Self.countsLength)
+    }
+
+    /// A histogram as written, already checked by the caller (`init(json:)`): `counts` of `countsLength`.
+    init(checkedCounts counts: [UInt64], count: UInt64, min: UInt64, max: UInt64, sum: UInt64) {
+        self.counts = counts
+        self.count = count
+        self.min = min
+        self.max = max
+        self.sum = sum
     }
 
     /// The mean in nanoseconds (0 when empty).

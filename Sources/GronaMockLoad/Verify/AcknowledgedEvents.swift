@@ -61,6 +61,13 @@ package struct AcknowledgedEvents: Sendable, Equatable {
     }
 
     package var installs: Int { ranges.count }
+
+    /// Every range of acknowledged counters, in install and counter order (for a shard's `--json` report).
+    package func forEachRange(_ body: (Int, Range<UInt32>) -> Void) {
+        for (install, list) in ranges.enumerated() {
+            for range in list { body(install, range) }
+        }
+    }
 }
 
 /// The run's events a server answered as rejected: scattered singletons (not ranges, which would make each
@@ -80,5 +87,10 @@ package struct RejectedEvents: Sendable, Equatable {
     package func contains(install: Int, counter: UInt32) -> Bool {
         guard let install = UInt32(exactly: install) else { return false }
         return keys.contains(UInt64(install) << 32 | UInt64(counter))
+    }
+
+    /// Every rejected event as (install, counter), in that order.
+    package var sorted: [(install: Int, counter: UInt32)] {
+        keys.sorted().map { (Int($0 >> 32), UInt32(truncatingIfNeeded: $0)) }
     }
 }

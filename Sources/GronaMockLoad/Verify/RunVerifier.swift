@@ -37,12 +37,17 @@ package struct RunVerifier {
             let page = try get(path, client)
             let events = page["events"]?.arrayValue ?? []
             for event in events {
-                guard let id = event["eventID"]?.stringValue, let (install, counter) = Self.parse(id, prefix: prefix)
+                guard let id = event["eventID"]?.stringValue,
+                    let (fleetInstall, counter) = Self.parse(id, prefix: prefix)
                 else { continue }
+                // Another shard's install (the shards of a run share its tag): that shard verifies it.
+                let install = fleetInstall - settings.firstInstall
+                guard !isOtherShards(fleetInstall) else { continue }
                 verification.stored += 1
                 // An id the run never logged (a server inventing one) is stored and unacknowledged, and is
                 // not given a bit: the set stays bounded by what the run logged.
-                guard install < result.loggedPerInstall.count, counter < result.loggedPerInstall[install] else {
+                guard install >= 0, install < result.loggedPerInstall.count, counter < result.loggedPerInstall[install]
+                else {
                     verification.unacknowledged += 1
                     if sampleUnacknowledged.count < 10 { sampleUnacknowledged.append(id) }
                     continue
@@ -65,7 +70,7 @@ package struct RunVerifier {
             guard !seen.contains(install: install, counter: counter) else { return true }
             // A rejected event was acknowledged with its reason and is kept apart (`/_mock/events/rejected`).
             guard !result.rejectedEvents.contains(install: install, counter: counter) else { return true }
-            let id = "\(result.runTag)-\(install)-\(counter)"
+            let id = "\(result.runTag)-\(settings.firstInstall + install)-\(counter)"
             verification.lost += 1
             if verification.sampleLost.count < 10 { verification.sampleLost.append(id) }
             return true
@@ -88,7 +93,11 @@ package struct RunVerifier {
             let page = try get(path, client)
             for violation in page["violations"]?.arrayValue ?? [] {
                 let ids = violation["eventIDs"]?.arrayValue?.compactMap(\.stringValue) ?? []
-                guard ids.contains(where: { $0.utf8.starts(with: prefix) }) else { continue }
+                guard
+                    ids.contains(where: { id in
+                        Self.parse(id, prefix: prefix).map { !isOtherShards($0.0) } ?? id.utf8.starts(with: prefix)
+                    })
+                else { continue }
                 verification.violations += 1
                 if verification.sampleViolations.count < 10 {
                     let rule = violation["rule"]?.stringValue ?? "?"
@@ -113,6 +122,13 @@ package struct RunVerifier {
                 (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
                     || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
             }
+    }
+
+    /// An install of the fleet that is not this shard's: neither this process's nor beyond the fleet (an id
+    /// the run never made, which is counted).
+    private func isOtherShards(_ fleetInstall: Int) -> Bool {
+        let own = settings.firstInstall..<(settings.firstInstall + settings.installs)
+        return !own.contains(fleetInstall) && (0..<settings.fleetInstalls).contains(fleetInstall)
     }
 
     static func client(_ settings: LoadSettings) throws(LoadRunError) -> HTTPClient {

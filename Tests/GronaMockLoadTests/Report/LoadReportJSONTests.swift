@@ -14,7 +14,7 @@ import Testing
         #expect(
             json.objectValue?.keys == [
                 "run", "elapsedSeconds", "interrupted", "visits", "events", "endpoints", "http", "configs", "grants",
-                "verify", "thresholds", "warnings", "passed",
+                "verify", "thresholds", "warnings", "passed", "shard",
             ])
         #expect(json["endpoints"]?.objectValue?.keys == ["config", "grants", "events"])
         #expect(
