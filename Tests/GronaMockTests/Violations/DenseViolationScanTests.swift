@@ -1,4 +1,5 @@
 import GronaMock
+import GronaMockJSON
 import GronaMockSQLite
 import Testing
 
@@ -143,5 +144,22 @@ struct DenseViolationScanTests {
         }
         #expect(pieces >= 1)
         #expect(bytes == report.encoded(query))
+    }
+}
+
+@Suite("Quoting a value for a message")
+struct QuoteTests {
+    @Test("the short path for plain ASCII gives what JSON quoting gives, whatever the text")
+    func sameAsJSON() {
+        let samples = [
+            "", "home-hero", "16936d43-2065-v1", "say \"hi\"", "back\\slash", "tab\there", "del\u{7F}", "café",
+            "line\u{2028}sep", String(repeating: "a", count: 80), String(repeating: "a", count: 81),
+            String(repeating: "é", count: 50),
+        ]
+        for text in samples {
+            let long = text.count > 80
+            let expected = long ? JSONText.quoted(text.prefix(77) + "...") : JSONText.quoted(text)
+            #expect(Quote.text(text) == expected, "\(text)")
+        }
     }
 }
