@@ -90,6 +90,7 @@ extension GronaMockEngine {
     /// stored when the check (or its first page) began: under steady traffic it would otherwise chase new
     /// events for ever, and pages would disagree.
     package func violations(_ key: String, query: ViolationQuery = ViolationQuery()) throws -> ViolationReport {
+        called()
         let outcome = try scanViolations(key, query: query, spools: false)
         var violations = outcome.violations
         if query.limit == nil && !query.summary {
@@ -103,6 +104,8 @@ extension GronaMockEngine {
     /// `violations` for an unpaged list (no `limit`, no `summary`), the violations kept as JSON in the order of
     /// the answer (`ViolationSpool`), for the route to stream.
     func unpagedViolations(_ key: String, query: ViolationQuery) throws -> ViolationScan.Outcome {
+        // The same operation as `violations`, answered in another form: observers hear it by that name.
+        called("violations(_:query:)")
         var outcome = try scanViolations(key, query: query, spools: true)
         guard !outcome.spool.failed else {
             throw StorageError(.failed, "the violations could not be written to a temporary file")
@@ -112,7 +115,6 @@ extension GronaMockEngine {
     }
 
     private func scanViolations(_ key: String, query: ViolationQuery, spools: Bool) throws -> ViolationScan.Outcome {
-        called()
         try IdentifierKind.workspaceKey.validated(key, given: "?workspace")
         guard let entry = registry.entry(for: key) else { throw WorkspaceRegistry.ChangeError.unknownWorkspace(key) }
         let checker = ViolationsChecker(workspace: entry.workspace, kills: kills.intervals(for: key)) {
