@@ -16,14 +16,34 @@
 # grants the visits fetched are in the server's memory (a restart would forget them and every offer would be a
 # violation).
 #
+# MODE=dense (issue 32) measures the shape a broken SDK produces instead: every visit violating, its events all
+# `served` (some five per visit). BASE events (default 300,000) are driven by `grona-mock load`, then every
+# visit event is turned into a `served` in SQLite (the per-campaign counts recounted to match), and larger sizes
+# copy those visits as above. Per size (default 300,000 and 1,000,000), in ROUNDS interleaved rounds (default 3;
+# medians printed, so a burst of another build on the machine spoils one round rather than the figure): the raw
+# read, following every violations page (limit 1000), the summary, funnels and the NDJSON export; the ratio of
+# each to the raw read (target within 3x); the server's peak resident memory while following the pages, and
+# after them (target under 150 MB). Then, once, the unpaged answer (every violation in one body) with its
+# peak and after, for information: that answer is as large as it is.
+#
 # Usage:   bash bench/inspection.sh            SIZES="1000000 2000000" bash bench/inspection.sh
+#          MODE=dense bash bench/inspection.sh MODE=dense SIZES="300000" ROUNDS=1 bash bench/inspection.sh
 # Needs sqlite3, curl, python3; installs what is missing with apt-get (as root). Traffic to 127.0.0.1 only.
 set -euo pipefail
 # shellcheck source=bench/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-SIZES="${SIZES:-1000000 2000000 5000000}"
-BASE="${BASE:-1000000}"
+MODE="${MODE:-realistic}"
+[[ "$MODE" == realistic || "$MODE" == dense ]] || die "MODE must be realistic or dense, got '$MODE'"
+if [[ "$MODE" == dense ]]; then
+    SIZES="${SIZES:-300000 1000000}"
+    BASE="${BASE:-300000}"
+else
+    SIZES="${SIZES:-1000000 2000000 5000000}"
+    BASE="${BASE:-1000000}"
+fi
+ROUNDS="${ROUNDS:-3}"
+[[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a whole number of at least 1, got '$ROUNDS'"
 readonly TARGET_RATIO="3.0"
 readonly TARGET_RSS_MB="150"
 readonly WORKSPACE="acme-market"
@@ -172,6 +192,106 @@ measure_size() {
     [[ "$lines" == "$stored" ]] || log "warning: the export has $lines lines for $stored events"
 }
 
+# Every visit event becomes a `served` (a purchase stays one): some five served events per visit, every visit
+# with more than one event a repeat. The per-campaign counts up to the folded mark are recounted to match
+# (the events past it are counted when read), so the funnels answer what is stored.
+densify() {
+    sqlite3 "$WORK/events.sqlite" <<SQL >/dev/null
+PRAGMA busy_timeout = 60000;
+BEGIN IMMEDIATE;
+UPDATE events SET type = 'served', json = CAST(json_set(json, '\$.type', 'served') AS BLOB)
+WHERE workspace_key = '$WORKSPACE' AND visit_id IS NOT NULL AND type NOT IN ('served', 'purchase');
+DELETE FROM campaign_event_counts WHERE workspace_key = '$WORKSPACE';
+INSERT INTO campaign_event_counts
+SELECT workspace_key, campaign_id, coalesce(variant_id, ''), coalesce(arm, ''), demo, type, count(*)
+FROM events WHERE workspace_key = '$WORKSPACE' AND campaign_id IS NOT NULL
+    AND seq <= (SELECT seq FROM campaign_counts_folded)
+GROUP BY 1, 2, 3, 4, 5, 6;
+COMMIT;
+SQL
+}
+
+# The median of the numbers on stdin.
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# grona-mock's resident memory now, in MB.
+rss_now_mb() { awk '/^VmRSS:/ { printf "%.0f", $2 / 1024 }' "/proc/$GRONA_PID/status"; }
+
+# One size of the dense mode: ROUNDS interleaved rounds of each read, medians, peak and after memory.
+measure_dense_size() {
+    local size="$1" round
+    phase "fill-$size"
+    if ((size <= BASE)); then
+        fill_with_load "$size"
+        densify
+    else
+        fill_with_copies "$size"
+    fi
+    local stored
+    stored="$(stored_events)"
+    sqlite3 "$WORK/events.sqlite" "PRAGMA wal_checkpoint(PASSIVE)" >/dev/null || true
+    raw_read
+    : >"$WORK/times"
+    local pages_line=""
+    for ((round = 1; round <= ROUNDS; round++)); do
+        phase "raw-$size"
+        printf 'raw %s\n' "$(timed raw_read)" >>"$WORK/times"
+        phase "paged-$size"
+        local start end
+        start="$(date +%s.%N)"
+        pages_line="$(violations_paged)"
+        end="$(date +%s.%N)"
+        printf 'paged %s\n' "$(seconds_between "$start" "$end")" >>"$WORK/times"
+        phase "others-$size"
+        {
+            printf 'summary %s\n' "$(timed violations_summary)"
+            printf 'funnels %s\n' "$(timed funnels)"
+            printf 'export %s\n' "$(timed export_ndjson)"
+        } >>"$WORK/times"
+    done
+    # Memory after: what the server keeps once the pages are followed, a second later (two samples).
+    phase "after-$size"
+    sleep 1
+    local after
+    after="$(rss_now_mb)"
+    local raw paged summary funnel exported
+    figure() { awk -v k="$1" '$1 == k { print $2 }' "$WORK/times" | median; }
+    raw="$(figure raw)" paged="$(figure paged)" summary="$(figure summary)" funnel="$(figure funnels)"
+    exported="$(figure export)"
+    ratio() { awk -v a="$1" -v b="$raw" 'BEGIN { printf "%.2f", a / b }'; }
+    printf '%10s %9s %8.2fs %8.2fs %5sx %8.2fs %5sx %8.2fs %5sx %8.2fs %5sx %7sMB %7sMB %7sMB\n' \
+        "$size" "$stored" "$raw" "$paged" "$(ratio "$paged")" "$summary" "$(ratio "$summary")" \
+        "$funnel" "$(ratio "$funnel")" "$exported" "$(ratio "$exported")" "$(peak_rss_mb "paged-$size")" \
+        "$(peak_rss_mb "others-$size")" "$after" | tee -a "$WORK/table"
+    log "           (pages and violations: $pages_line; medians of $ROUNDS rounds)"
+}
+
+main_dense() {
+    log "== $(commit_id): dense (every visit violating), sizes $SIZES (the first $BASE events by grona-mock load, made all served, the rest copied in SQLite); $ROUNDS rounds"
+    printf '%10s %9s %9s %15s %15s %15s %15s %9s %9s %9s\n' size stored "raw read" "paged (1000)" "summary" \
+        "funnels" "ndjson export" "peak pgd" "peak rest" "after"
+    local size
+    for size in $SIZES; do measure_dense_size "$size"; done
+    phase "unpaged"
+    local unpaged
+    unpaged="$(timed violations_full)"
+    phase "unpaged-after"
+    sleep 1
+    echo
+    echo "unpaged answer (every violation in one body, $(wc -c <"$WORK/violations.json") bytes): ${unpaged}s, peak $(peak_rss_mb unpaged) MB, after $(rss_now_mb) MB"
+    phase "finished"
+    stop_sampler
+    local worst peak
+    worst="$(awk '{ for (i = 5; i <= 11; i += 2) { r = $i; sub("x", "", r); if (r + 0 > m) m = r + 0 } } END { print m }' "$WORK/table")"
+    peak="$(awk '{ for (i = 12; i <= 14; i++) { r = $i; sub("MB", "", r); if (r + 0 > m) m = r + 0 } } END { print m }' "$WORK/table")"
+    echo "worst ratio to the raw read: ${worst}x (target ${TARGET_RATIO}x); most resident memory while following the pages, the other reads or after: ${peak} MB (target < ${TARGET_RSS_MB} MB)"
+    if at_least "$TARGET_RATIO" "$worst" && at_least "$TARGET_RSS_MB" "$peak"; then
+        echo "inspection (dense): PASS"
+    else
+        echo "inspection (dense): BELOW TARGET"
+    fi
+}
+
 main() {
     enter_repo_root
     want_command sqlite3 sqlite3
@@ -185,6 +305,10 @@ main() {
     launch_grona --db "$WORK/events.sqlite"
     URL="http://127.0.0.1:$GRONA_PORT"
     start_sampler
+    if [[ "$MODE" == dense ]]; then
+        main_dense
+        return
+    fi
     log "== $(commit_id): sizes $SIZES (the first $BASE events by grona-mock load, the rest copied in SQLite)"
     printf '%10s %9s %9s %15s %15s %15s %15s %15s %9s\n' size stored "raw read" "violations" "summary" \
         "paged (1000)" "funnels" "ndjson export" "peak RSS"

@@ -96,7 +96,7 @@ public final class GronaMockServer: Sendable {
         FaultRoutes.register(on: &router, engine: engine)
         WorkspaceRoutes.register(on: &router, engine: engine)
         ClockRoutes.register(on: &router, engine: engine)
-        ViolationRoutes.register(on: &router, engine: engine)
+        ViolationRoutes.register(on: &router, engine: engine, pool: pool)
         ResetRoutes.register(on: &router, engine: engine)
         HealthRoutes.register(on: &router, engine: engine)
         MetricsRoutes.register(on: &router, engine: engine)

@@ -14,6 +14,9 @@
 #include <sys/resource.h>
 #include <sys/uio.h>
 #include <string.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
 extern int pthread_setname_np(pthread_t thread, const char *name);
@@ -30,6 +33,17 @@ static inline int grona_set_thread_name(const char *name) {
 /// thread (setpriority(2), NOTES); the C wrapper avoids glibc's `__priority_which_t` in Swift.
 static inline int grona_set_thread_nice(int nice) {
     return setpriority(PRIO_PROCESS, 0, nice);
+}
+
+/// Gives the pages glibc's malloc holds free back to the kernel, in every arena (malloc_trim(3); glibc 2.8
+/// madvises the free pages of each arena, not only the top of the main heap). 0 elsewhere: other allocators
+/// return memory on their own terms.
+static inline int grona_return_free_memory(void) {
+#if defined(__GLIBC__)
+    return malloc_trim(0);
+#else
+    return 0;
+#endif
 }
 
 /// A timeout in whole milliseconds rounded up, for the calls that take no finer one: rounding down would turn a

@@ -10,22 +10,27 @@ import GronaMock
 extension PostgresStorage {
     /// Rows per query: large enough that a scan of millions costs few round trips, small enough to hold.
     static let scanChunk = 1_000
+    /// Rows of a scan's first query, doubling up to `scanChunk`: a violations page of a dense workspace stops
+    /// after some 2,300 rows, and whole chunks of 1,000 read up to 1,000 past it (issue 32).
+    static let firstScanChunk = 125
 
     public func scanEvents(_ scan: EventScan, _ body: (StoredEventColumns) -> Bool) throws(StorageError) {
         var start = scan.start
+        var limit = Self.firstScanChunk
         while true {
-            let rows = try scanChunk(scan, from: start)
+            let rows = try scanChunk(scan, from: start, limit: limit)
             for row in rows {
                 guard body(row) else { return }
             }
             // Sequences are at most `throughSequence`, so the next position inside a visit cannot overflow.
-            guard rows.count == Self.scanChunk, let last = rows.last, last.sequence < Int64.max else { return }
+            guard rows.count == limit, let last = rows.last, last.sequence < Int64.max else { return }
             start = EventScanPosition(installID: last.installID, visitID: last.visitID, sequence: last.sequence + 1)
+            limit = min(limit * 2, Self.scanChunk)
         }
     }
 
-    /// One chunk of the scan from `start` (inclusive).
-    private func scanChunk(_ scan: EventScan, from start: EventScanPosition?) throws(StorageError)
+    /// One chunk of the scan from `start` (inclusive), at most `limit` rows.
+    private func scanChunk(_ scan: EventScan, from start: EventScanPosition?, limit: Int) throws(StorageError)
         -> [StoredEventColumns]
     {
         var binds = PostgresBinds()
@@ -44,7 +49,7 @@ extension PostgresStorage {
             SELECT seq, event_id, type, timestamp, received_at, corrected_timestamp, install_id, customer_id,
                 visit_id, campaign_id, variant_id, arm, placement, demo, config_revision, json
             FROM events WHERE \(conditions.joined(separator: " AND "))
-            ORDER BY install_id, coalesce(visit_id, ''::bytea), seq LIMIT \(Self.scanChunk)
+            ORDER BY install_id, coalesce(visit_id, ''::bytea), seq LIMIT \(limit)
             """
         return try run { () throws(PostgresError) in
             try pool.withReader { connection throws(PostgresError) in

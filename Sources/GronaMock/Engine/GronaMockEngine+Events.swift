@@ -18,6 +18,8 @@ package struct ViolationReport: Sendable {
     package let checkedEvents: Int
     /// Set when paged and more remain.
     package let nextCursor: String?
+    /// Rows the scan read from storage (`ViolationScan.Outcome.rowsRead`).
+    package let rowsRead: Int
 }
 
 extension GronaMockEngine {
@@ -89,6 +91,30 @@ extension GronaMockEngine {
     /// events for ever, and pages would disagree.
     package func violations(_ key: String, query: ViolationQuery = ViolationQuery()) throws -> ViolationReport {
         called()
+        let outcome = try scanViolations(key, query: query, spools: false)
+        var violations = outcome.violations
+        if query.limit == nil && !query.summary {
+            violations.sort { ($0.events.first ?? 0, $0.rule) < ($1.events.first ?? 0, $1.rule) }
+        }
+        return ViolationReport(
+            workspaceKey: key, violations: violations, counts: outcome.counts, checkedEvents: outcome.checkedEvents,
+            nextCursor: outcome.next?.text, rowsRead: outcome.rowsRead)
+    }
+
+    /// `violations` for an unpaged list (no `limit`, no `summary`), the violations kept as JSON in the order of
+    /// the answer (`ViolationSpool`), for the route to stream.
+    func unpagedViolations(_ key: String, query: ViolationQuery) throws -> ViolationScan.Outcome {
+        // The same operation as `violations`, answered in another form: observers hear it by that name.
+        called("violations(_:query:)")
+        var outcome = try scanViolations(key, query: query, spools: true)
+        guard !outcome.spool.failed else {
+            throw StorageError(.failed, "the violations could not be written to a temporary file")
+        }
+        outcome.spool.sort()
+        return outcome
+    }
+
+    private func scanViolations(_ key: String, query: ViolationQuery, spools: Bool) throws -> ViolationScan.Outcome {
         try IdentifierKind.workspaceKey.validated(key, given: "?workspace")
         guard let entry = registry.entry(for: key) else { throw WorkspaceRegistry.ChangeError.unknownWorkspace(key) }
         let checker = ViolationsChecker(workspace: entry.workspace, kills: kills.intervals(for: key)) {
@@ -96,14 +122,8 @@ extension GronaMockEngine {
             grants.wasIssued(workspace: key, customerID: customerID, campaignID: campaignID, variantID: variantID)
         }
         let last = try store.lastSequence()
-        let outcome = try ViolationScan(storage: store.storage, workspace: key, query: query).run(
-            checker, throughSequence: last)
-        var violations = outcome.violations
-        if query.limit == nil && !query.summary {
-            violations.sort { ($0.events.first ?? 0, $0.rule) < ($1.events.first ?? 0, $1.rule) }
-        }
-        return ViolationReport(
-            workspaceKey: key, violations: violations, counts: outcome.counts, checkedEvents: outcome.checkedEvents,
-            nextCursor: outcome.next?.text)
+        var scan = ViolationScan(storage: store.storage, workspace: key, query: query)
+        scan.spools = spools
+        return try scan.run(checker, throughSequence: last)
     }
 }

@@ -12,19 +12,33 @@ struct ViolationScan {
         var counts: [ViolationRule: Int] = [:]
         var checkedEvents = 0
         var next: ViolationCursor?
+        /// Rows the storage read, those read ahead past the page's end included: the scan's work, which the
+        /// tests bound by the events stored (linear, whatever the density).
+        var rowsRead = 0
+        /// The most events the checker held at once (one visit's): what the scan keeps besides the page.
+        var mostEventsHeld = 0
+        /// The violations found, when `spools` (an unpaged answer): as JSON, not in `violations`.
+        var spool = ViolationSpool()
     }
 
     let storage: any GronaStorage
     let workspace: String
     let query: ViolationQuery
+    /// Whether the violations go to `Outcome.spool` instead of `Outcome.violations`: for an unpaged answer,
+    /// which can hold hundreds of thousands.
+    var spools = false
+    /// `ViolationSpool.memoryLimit` (smaller in tests, to see the file used).
+    var spoolMemoryLimit = ViolationSpool.standardMemoryLimit
 
     /// Checks the events up to `throughSequence` (the cursor's when resuming): the violations of one page
     /// (all when the query has no limit), or the counts per rule for a summary.
     func run(_ checker: ViolationsChecker, throughSequence: Int64) throws(StorageError) -> Outcome {
         var checker = checker
         var outcome = Outcome()
+        outcome.spool.memoryLimit = spoolMemoryLimit
         var skip = query.cursor?.skip ?? 0
         var groupStart: EventScanPosition?
+        var held = 0
         var facts: [Int64: EventFacts] = [:]
         let needsFacts = query.since != nil || query.until != nil || query.campaignID != nil
         // A cursor is the client's to send back, so its bound is never past the events stored now: a forged
@@ -49,7 +63,11 @@ struct ViolationScan {
                     outcome.next = ViolationCursor(throughSequence: through, position: start, skip: admitted)
                     return false
                 }
-                outcome.violations.append(violation)
+                if spools {
+                    outcome.spool.append(violation)
+                } else {
+                    outcome.violations.append(violation)
+                }
             }
             return true
         }
@@ -57,7 +75,7 @@ struct ViolationScan {
         let scan = EventScan(
             workspace: workspace, installID: query.installID, start: query.cursor?.position, throughSequence: through)
         var stopped = false
-        try PrefetchingScan.run(storage, scan) { row in
+        outcome.rowsRead = try PrefetchingScan.run(storage, scan) { row in
             if let start = groupStart,
                 row.visitID == nil || row.visitID != start.visitID || row.installID != start.installID
             {
@@ -66,8 +84,11 @@ struct ViolationScan {
                     return false
                 }
                 groupStart = nil
+                held = 0
             }
             if groupStart == nil { groupStart = row.position }
+            held += 1
+            outcome.mostEventsHeld = max(outcome.mostEventsHeld, held)
             let event = CheckedEvent(row)
             if needsFacts {
                 let campaigns = row.campaignID.map { [$0] } ?? event.treatments.map(\.campaignID)

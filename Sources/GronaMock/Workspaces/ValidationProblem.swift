@@ -185,6 +185,11 @@ extension JSONValue {
 /// Quotes a value from the input for a message, cut short so a 4 KB string cannot flood a log.
 enum Quote {
     static func text(_ text: String) -> String {
-        text.count > 80 ? JSONText.quoted(text.prefix(77) + "...") : JSONText.quoted(text)
+        // Most ids are short printable ASCII, which JSON quotes as they are: a violation's message quotes two
+        // or three, and a dense workspace has hundreds of thousands of violations (issue 32).
+        if text.utf8.count <= 80, text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) {
+            return "\"" + text + "\""
+        }
+        return text.count > 80 ? JSONText.quoted(text.prefix(77) + "...") : JSONText.quoted(text)
     }
 }

@@ -1,0 +1,165 @@
+import GronaMock
+import GronaMockJSON
+import GronaMockSQLite
+import Testing
+
+@testable import GronaMock
+
+/// The shapes a broken SDK produces (issue 32): every visit violating, one visit id for every install, one
+/// install with every event. Paged through, the violations are exactly the one-call checker's, and the work is
+/// linear: the rows read over all pages stay within the events plus a bounded read-ahead and one re-read visit
+/// per page, and the scan holds one visit's events at a time. Counted, not timed.
+@Suite("Violations of a dense workspace, paged in linear work")
+struct DenseViolationScanTests {
+    struct Shape: Sendable, CustomTestStringConvertible {
+        var name: String
+        var installs: Int
+        var visitsPerInstall: Int
+        /// The visit id of visit `v` of install `i`.
+        var visitID: @Sendable (_ install: Int, _ visit: Int) -> String
+        var testDescription: String { name }
+    }
+
+    /// Five `served` a visit, as a broken SDK that logs on every render sends them: every visit a repeat.
+    static let servedPerVisit = 5
+
+    static let shapes: [Shape] = [
+        Shape(name: "every visit violating", installs: 40, visitsPerInstall: 5) { _, visit in "v-\(visit)" },
+        Shape(name: "one visit id for every install", installs: 200, visitsPerInstall: 1) { _, _ in "v" },
+        Shape(name: "one install with every event", installs: 1, visitsPerInstall: 200) { _, visit in "v-\(visit)" },
+    ]
+
+    static func stream(_ shape: Shape) -> ViolationStream {
+        var stream = ViolationStream()
+        let banner = ViolationsCheckerTests.banner
+        for install in 0..<shape.installs {
+            // One install is the assigned one, whatever the shape; the others break assignment too.
+            let installID = shape.installs == 1 ? banner : "\(banner)-\(install)"
+            for visit in 0..<shape.visitsPerInstall {
+                for _ in 0..<servedPerVisit {
+                    stream.add("served", install: installID, visit: shape.visitID(install, visit))
+                }
+            }
+        }
+        return stream
+    }
+
+    struct Pages {
+        var violations: [Violation] = []
+        var pages = 0
+        var rowsRead = 0
+        var mostEventsHeld = 0
+    }
+
+    /// Every page with `limit`, through the cursor's text as a client sends it back.
+    static func follow(_ storage: SQLiteStorage, limit: Int) throws -> Pages {
+        var query = ViolationQuery()
+        query.limit = limit
+        var pages = Pages()
+        let last = try storage.lastSequence()
+        repeat {
+            let outcome = try ViolationScan(storage: storage, workspace: "shop", query: query).run(
+                try ViolationScanTests.checker(), throughSequence: last)
+            pages.violations += outcome.violations
+            pages.pages += 1
+            pages.rowsRead += outcome.rowsRead
+            pages.mostEventsHeld = max(pages.mostEventsHeld, outcome.mostEventsHeld)
+            query.cursor = outcome.next.flatMap { ViolationCursor(text: $0.text) }
+        } while query.cursor != nil && pages.pages < 100_000
+        return pages
+    }
+
+    @Test("every page followed: the checker's violations, in linear work and one visit held", arguments: shapes)
+    func linear(_ shape: Shape) throws {
+        let stream = Self.stream(shape)
+        let storage = try ViolationScanTests.store(stream, ViolationScanTests.arrivals[2])
+        let events = stream.sent.count
+        let expected = try ViolationScanTests.reference(storage, try ViolationScanTests.checker())
+        // Every visit has its repeat.
+        #expect(
+            expected.filter { $0.rule == .repeatedInVisit }.count == shape.installs * shape.visitsPerInstall)
+        for limit in [1, 7, 1_000] {
+            let found = try Self.follow(storage, limit: limit)
+            #expect(found.violations.map(\.description).sorted() == expected.map(\.description).sorted())
+            #expect(found.pages == max(1, (expected.count + limit - 1) / limit), "limit \(limit)")
+            #expect(found.mostEventsHeld == Self.servedPerVisit, "limit \(limit)")
+            // Each page reads its own events, the visit it resumes in again, and what was read ahead of its end.
+            let bound = events + found.pages * (PrefetchingScan.maxReadAhead + found.mostEventsHeld)
+            #expect(found.rowsRead <= bound, "limit \(limit): \(found.rowsRead) rows read for \(events) events")
+            #expect(found.rowsRead >= events, "limit \(limit)")
+        }
+    }
+
+    @Test("the body written straight is the tree serialized: paged, unpaged and summary")
+    func encoding() throws {
+        let storage = try ViolationScanTests.store(ViolationScanTests.brokenStream(), ViolationScanTests.arrivals[0])
+        let last = try storage.lastSequence()
+        var queries: [ViolationQuery] = [ViolationQuery()]
+        var paged = ViolationQuery()
+        paged.limit = 3
+        queries.append(paged)
+        var summary = ViolationQuery()
+        summary.summary = true
+        queries.append(summary)
+        for query in queries {
+            let outcome = try ViolationScan(storage: storage, workspace: "shop", query: query).run(
+                try ViolationScanTests.checker(), throughSequence: last)
+            let report = ViolationReport(
+                workspaceKey: "shop \"quoted\"", violations: outcome.violations, counts: outcome.counts,
+                checkedEvents: outcome.checkedEvents, nextCursor: outcome.next?.text, rowsRead: outcome.rowsRead)
+            #expect(!outcome.violations.isEmpty || query.summary)
+            #expect(report.encoded(query) == report.json(query).serialized())
+        }
+    }
+
+    @Test(
+        "the unpaged answer from its spool, in memory or spilled to a file, is the report's bytes",
+        arguments: [
+            ViolationSpool.standardMemoryLimit, 512,
+        ])
+    func unpagedFromSpool(_ memoryLimit: Int) throws {
+        let storage = try ViolationScanTests.store(Self.stream(Self.shapes[0]), ViolationScanTests.arrivals[1])
+        let last = try storage.lastSequence()
+        let query = ViolationQuery()
+        let listed = try ViolationScan(storage: storage, workspace: "shop", query: query).run(
+            try ViolationScanTests.checker(), throughSequence: last)
+        let sorted = listed.violations.sorted { ($0.events.first ?? 0, $0.rule) < ($1.events.first ?? 0, $1.rule) }
+        let report = ViolationReport(
+            workspaceKey: "shop", violations: sorted, counts: [:], checkedEvents: listed.checkedEvents,
+            nextCursor: nil, rowsRead: listed.rowsRead)
+        var scan = ViolationScan(storage: storage, workspace: "shop", query: query)
+        scan.spools = true
+        scan.spoolMemoryLimit = memoryLimit
+        var outcome = try scan.run(try ViolationScanTests.checker(), throughSequence: last)
+        #expect(outcome.violations.isEmpty)
+        #expect(outcome.spool.count == sorted.count)
+        #expect(outcome.spool.isSpilled == (memoryLimit == 512))
+        outcome.spool.sort()
+        var body = UnpagedViolationsBody(workspaceKey: "shop", outcome: outcome)
+        var bytes: [UInt8] = []
+        var pieces = 0
+        while let piece = try body.next() {
+            bytes += piece
+            pieces += 1
+        }
+        #expect(pieces >= 1)
+        #expect(bytes == report.encoded(query))
+    }
+}
+
+@Suite("Quoting a value for a message")
+struct QuoteTests {
+    @Test("the short path for plain ASCII gives what JSON quoting gives, whatever the text")
+    func sameAsJSON() {
+        let samples = [
+            "", "home-hero", "16936d43-2065-v1", "say \"hi\"", "back\\slash", "tab\there", "del\u{7F}", "café",
+            "line\u{2028}sep", String(repeating: "a", count: 80), String(repeating: "a", count: 81),
+            String(repeating: "é", count: 50),
+        ]
+        for text in samples {
+            let long = text.count > 80
+            let expected = long ? JSONText.quoted(text.prefix(77) + "...") : JSONText.quoted(text)
+            #expect(Quote.text(text) == expected, "\(text)")
+        }
+    }
+}
