@@ -15,7 +15,11 @@ enum LoadCommand {
     static let specs: [OptionSpec] = [
         .value(
             "url", "URL", environment: "GRONA_MOCK_URL", default: "http://127.0.0.1:8080",
-            help: "Base URL of the service under test (http:// only)."),
+            help: "Base URL of the service under test: http:// or https:// (TLS 1.2 or 1.3, the server verified)."),
+        .value(
+            "cacert", "FILE",
+            help: "For https://: trust the CA certificates of this PEM file instead of the system's (grona-mock's "
+                + "own CA: tls/ca.pem of `grona-mock tls`)."),
         .value("workspace", "KEY", default: "acme-market", help: "Workspace the fleet belongs to."),
         .value("installs", "N", default: "100", help: "Simulated installs (1 to 1000000)."),
         .value("rate", "R", default: "20", help: "Visits per second, fleet-wide (decimals allowed)."),
