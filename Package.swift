@@ -171,7 +171,7 @@ let package = Package(
             // The engine and SQLite start a grona-mock in the process for short runs of the fleet against it.
             dependencies: [
                 "GronaMockLoad", "GronaMock", "GronaMockSQLite", "GronaMockTestSupport", "GronaMockHTTP",
-                "GronaMockJSON", "GronaMockPlatform", "GronaMockTLS",
+                "GronaMockJSON", "GronaMockPlatform", "GronaMockTLS", "GronaMockTLSCore",
             ]
         ),
         /// HTTPS: the TLS transport under the HTTP core and the engine, checked with curl, Python's ssl and

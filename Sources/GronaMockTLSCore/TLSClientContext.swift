@@ -152,6 +152,10 @@ package final class TLSClientConnection {
     private func classify(_ reason: String) -> TLSHandshakeFailure {
         let result = Int32(truncatingIfNeeded: SSL_get_verify_result(session.ssl))
         guard result != X509_V_OK else {
+            // An end of stream with nothing queued is a SYSCALL error with errno 0 (SSL_get_error(3), BUGS).
+            if reason == "socket error 0" {
+                return .protocolError("the server closed the connection during the TLS handshake")
+            }
             if reason.hasPrefix("socket error") {
                 return .protocolError("the connection failed during the TLS handshake (\(reason))")
             }

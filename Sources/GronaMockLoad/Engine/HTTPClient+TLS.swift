@@ -42,7 +42,9 @@ extension HTTPClient {
     func receive(_ connection: ClientConnection, into buffer: UnsafeMutableRawBufferPointer, arrival: inout Int64)
         throws(SystemError) -> Int?
     {
-        guard let tls = connection.tls else { return try Socket.receive(connection.fd, into: buffer, arrival: &arrival) }
+        guard let tls = connection.tls else {
+            return try Socket.receive(connection.fd, into: buffer, arrival: &arrival)
+        }
         switch tls.read(into: buffer) {
         case .done(let count):
             return count

@@ -25,7 +25,8 @@ extension FleetRunner {
         case .failure(.malformed), .failure(.answerTooLarge):
             // It answered, but not as a Grona service does.
             throw LoadRunError(
-                "\(settings.url) does not look like a Grona service: GET \(path): \(client.failureDescription(of: completion))")
+                "\(settings.url) does not look like a Grona service: GET \(path): \(client.failureDescription(of: completion))"
+            )
         case .failure(let failure) where failure.isTLS:
             throw LoadRunError("\(settings.url): \(client.failureDescription(of: completion))")
         case .failure:
