@@ -66,6 +66,11 @@ enum LoadCommand {
         retries are awaited for at most --drain; events still unsent then are counted as unsent. Ctrl-C stops
         early: the same, for at most 3s, then the report of what ran (exit 130); a second Ctrl-C quits at once.
 
+        An https:// URL speaks TLS 1.2 or 1.3 and verifies the server: its certificate against the system trust
+        store, or against --cacert FILE instead, and its name against the URL's host (sent as SNI unless it is
+        an IP address). A failed handshake counts as tls_unknown_ca, tls_name_mismatch, tls_certificate or
+        tls_handshake; before the first visit it stops the run (exit 1).
+
         Durations: 500ms, 10s, 2m, or a number of seconds (up to a day).
         Exit status: 0 passed; 1 the run could not be made (or --verify could not check it); 64 usage;
         98 --verify found lost, doubled or unacknowledged events, or violations; 99 a threshold broke;
