@@ -110,18 +110,18 @@ measure_peak() {
 # by the batch rules, not all at once); at the default 2 s those idle seconds would count in a 10 s run's rate.
 measure_generator() {
     local round="$1"
-    local url="${2:-http://127.0.0.1:$NGINX_PORT}" json="$WORK/load-$round.json" start end
+    local url="${2:-http://127.0.0.1:$NGINX_PORT}" json="$WORK/load-${LABEL:-}$round.json" start end
     shift 2 || shift $#
     start="$(date +%s.%N)"
     taskset -c 0 "$GRONA_BIN" load --url "$url" "$@" --installs 1000 --rate "$RATE" \
-        --duration "${DURATION}s" --batch-size 50 --batch-age 250ms --seed "$round" --quiet --json "$json" >/dev/null 2>"$WORK/load-$round.err" &
+        --duration "${DURATION}s" --batch-size 50 --batch-age 250ms --seed "$round" --quiet --json "$json" >/dev/null 2>"$WORK/load-${LABEL:-}$round.err" &
     local pid=$!
     CHILD_PID=$pid
     CHILD_NAME="grona-mock load"
     wait "$pid" || true
     CHILD_PID=""
     end="$(date +%s.%N)"
-    [[ -s "$json" ]] || { cat "$WORK/load-$round.err" >&2; die "grona-mock load wrote no report"; }
+    [[ -s "$json" ]] || { cat "$WORK/load-${LABEL:-}$round.err" >&2; die "grona-mock load wrote no report"; }
     python3 - "$json" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -151,11 +151,11 @@ measure_https() {
             plain_url="http://127.0.0.1:$NGINX_PORT"
             tls_url="https://127.0.0.1:$NGINX_TLS_PORT"
         fi
-        line="$(measure_generator "plain-$round" "$plain_url")"
+        line="$(LABEL=plain- measure_generator "$round" "$plain_url")"
         read -r gen p99 dropped configs <<<"$line"
         plain+=("$gen")
         local plain_p99="$p99"
-        line="$(measure_generator "https-$round" "$tls_url" --cacert "$WORK/tls/ca.pem")"
+        line="$(LABEL=https- measure_generator "$round" "$tls_url" --cacert "$WORK/tls/ca.pem")"
         read -r gen p99 dropped configs <<<"$line"
         secure+=("$gen")
         if [[ "$SINK" == grona ]]; then stop_grona; else stop_nginx; fi
