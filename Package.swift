@@ -81,11 +81,18 @@ let package = Package(
             name: "EmbedDashboardAssets", capability: .buildTool(), dependencies: ["grona-mock-embed-assets"],
             path: "Sources/GronaMockDashboardPlugin"
         ),
+        /// The TLS both sides share, below the HTTP core: one `SSL` on a non-blocking socket (`TLSSession`), its
+        /// errors, and the verifying client context of `grona-mock load`'s HTTPS targets (system trust store or a
+        /// CA file, SNI, host-name check). With GronaMockTLS, the only targets that call libssl.
+        .target(
+            name: "GronaMockTLSCore",
+            dependencies: ["GronaMockPlatform", "GronaMockCOpenSSL"]
+        ),
         /// HTTPS for the HTTP core: a `ConnectionTransport` over OpenSSL (TLS 1.2 and 1.3, ECDHE, ALPN
-        /// `http/1.1`) and the local certificate authority of `grona-mock tls`. The only target that calls libssl.
+        /// `http/1.1`) and the local certificate authority of `grona-mock tls`, on GronaMockTLSCore's session.
         .target(
             name: "GronaMockTLS",
-            dependencies: ["GronaMockPlatform", "GronaMockHTTP", "GronaMockCOpenSSL"]
+            dependencies: ["GronaMockPlatform", "GronaMockHTTP", "GronaMockCOpenSSL", "GronaMockTLSCore"]
         ),
         /// `GronaStorage` on SQLite: one writer, a pool of readers (WAL). The only target that sees SQLite.
         .target(
@@ -104,7 +111,7 @@ let package = Package(
             name: "GronaMockTesting",
             dependencies: [
                 "GronaMock", "GronaMockSQLite", "GronaMockPlatform", "GronaMockHTTP", "GronaMockJSON", "GronaMockTLS",
-                "GronaMockClient",
+                "GronaMockTLSCore", "GronaMockClient",
             ],
             resources: [.copy("Resources/workspaces"), .copy("Resources/keys")]
         ),
@@ -112,7 +119,7 @@ let package = Package(
         /// an open-model schedule, HDR latency histograms, thresholds and a check of what was stored.
         .target(
             name: "GronaMockLoad",
-            dependencies: ["GronaMock", "GronaMockPlatform", "GronaMockJSON"]
+            dependencies: ["GronaMock", "GronaMockPlatform", "GronaMockJSON", "GronaMockTLSCore"]
         ),
         /// `grona-mock conformance`: grades an SDK through its test service (docs/conformance.md): scenarios as
         /// data, a runner on the engine's API and event stream, the built-in catalogue compiled in, JUnit and JSON
@@ -130,7 +137,7 @@ let package = Package(
             name: "grona-mock",
             dependencies: [
                 "GronaMock", "GronaMockSQLite", "GronaMockPostgres", "GronaMockLoad", "GronaMockTLS",
-                "GronaMockPlatform", "GronaMockConformance",
+                "GronaMockTLSCore", "GronaMockPlatform", "GronaMockConformance",
                 "GronaMockHTTP", "GronaMockJSON",
             ]
         ),
@@ -164,7 +171,7 @@ let package = Package(
             // The engine and SQLite start a grona-mock in the process for short runs of the fleet against it.
             dependencies: [
                 "GronaMockLoad", "GronaMock", "GronaMockSQLite", "GronaMockTestSupport", "GronaMockHTTP",
-                "GronaMockJSON", "GronaMockPlatform",
+                "GronaMockJSON", "GronaMockPlatform", "GronaMockTLS", "GronaMockTLSCore",
             ]
         ),
         /// HTTPS: the TLS transport under the HTTP core and the engine, checked with curl, Python's ssl and

@@ -1,4 +1,5 @@
 import GronaMockCOpenSSL
+import GronaMockTLSCore
 
 /// Every call that makes, reads or checks an X.509 certificate lives in this file (libcrypto's X509 and
 /// X509V3 API): the local CA, the server certificate it signs, their PEM and DER forms, and the chain check.
@@ -215,16 +216,5 @@ enum LibX509 {
     private static func hex(_ byte: UInt8) -> String {
         let digits = Array("0123456789ABCDEF")
         return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
-    }
-}
-
-/// Text forms of certificate fields, shared with the TLS session (a peer's serial).
-enum CertificateText {
-    static func serialHex(_ certificate: OpaquePointer) -> String? {
-        guard let number = ASN1_INTEGER_to_BN(X509_get_serialNumber(certificate), nil) else { return nil }
-        defer { BN_free(number) }
-        guard let text = BN_bn2hex(number) else { return nil }
-        defer { CRYPTO_free(text, nil, 0) }
-        return String(cString: text)
     }
 }

@@ -1,4 +1,5 @@
 import GronaMockPlatform
+import GronaMockTLSCore
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import GronaMockPlatform
+import GronaMockTLSCore
 
 /// The certificate served to new connections, reloaded off the event loops when its files change.
 ///

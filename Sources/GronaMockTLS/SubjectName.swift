@@ -1,3 +1,5 @@
+import GronaMockTLSCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

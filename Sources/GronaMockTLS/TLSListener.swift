@@ -1,5 +1,6 @@
 import GronaMockHTTP
 import GronaMockPlatform
+import GronaMockTLSCore
 
 /// HTTPS for a listener: makes each accepted connection's `TLSTransport` from the current certificate.
 ///

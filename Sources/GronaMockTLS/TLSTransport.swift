@@ -1,5 +1,6 @@
 import GronaMockHTTP
 import GronaMockPlatform
+import GronaMockTLSCore
 
 #if canImport(Glibc)
 import Glibc

@@ -4,6 +4,7 @@ import GronaMockPlatform
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 import GronaMockTLS
+import GronaMockTLSCore
 
 /// On Linux, the HTTPS requests of `makeURLSession` sessions to a test mock: FoundationNetworking's libcurl
 /// cannot be given a CA, so these requests go over OpenSSL with the mock's own CA instead (the certificate

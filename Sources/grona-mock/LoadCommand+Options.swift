@@ -25,8 +25,9 @@ extension LoadCommand {
 
     private static func makeSettings(_ parsed: ParsedOptions, given: (String) -> Bool) throws -> LoadSettings {
         var settings = LoadSettings()
-        (settings.host, settings.port) = try LoadSettings.target(
-            parsed.value("url") ?? "http://127.0.0.1:8080", option: given("url") ? "--url" : "GRONA_MOCK_URL")
+        let url = parsed.value("url") ?? "http://127.0.0.1:8080"
+        (settings.host, settings.port) = try LoadSettings.target(url, option: given("url") ? "--url" : "GRONA_MOCK_URL")
+        settings.tls = try LoadSettings.tlsContext(url: url, caFile: parsed.value("cacert"))
         let workspace = parsed.value("workspace") ?? "acme-market"
         guard isWorkspaceKey(workspace) else {
             throw UsageError("--workspace must be a workspace key ([a-z0-9][a-z0-9-]{0,62}), not \"\(workspace)\"")

@@ -16,7 +16,11 @@ enum LoadCommand {
         [
             .value(
                 "url", "URL", environment: "GRONA_MOCK_URL", default: "http://127.0.0.1:8080",
-                help: "Base URL of the service under test (http:// only)."),
+                help: "Base URL of the service under test: http:// or https:// (TLS 1.2 or 1.3, the server verified)."),
+            .value(
+                "cacert", "FILE",
+                help: "For https://: trust the CA certificates of this PEM file instead of the system's (grona-mock's "
+                    + "own CA: tls/ca.pem of `grona-mock tls`)."),
             .value("workspace", "KEY", default: "acme-market", help: "Workspace the fleet belongs to."),
             .value("installs", "N", default: "100", help: "Simulated installs (1 to 1000000)."),
             .value("rate", "R", default: "20", help: "Visits per second, fleet-wide (decimals allowed)."),
@@ -64,6 +68,11 @@ enum LoadCommand {
         At the end of --duration no visit starts: every install sends what it holds at once, and answers and
         retries are awaited for at most --drain; events still unsent then are counted as unsent. Ctrl-C stops
         early: the same, for at most 3s, then the report of what ran (exit 130); a second Ctrl-C quits at once.
+
+        An https:// URL speaks TLS 1.2 or 1.3 and verifies the server: its certificate against the system trust
+        store, or against --cacert FILE instead, and its name against the URL's host (sent as SNI unless it is
+        an IP address). A failed handshake counts as tls_unknown_ca, tls_name_mismatch, tls_certificate or
+        tls_handshake; before the first visit it stops the run (exit 1).
 
         Durations: 500ms, 10s, 2m, or a number of seconds (up to a day).
         Exit status: 0 passed; 1 the run could not be made (or --verify could not check it); 64 usage;

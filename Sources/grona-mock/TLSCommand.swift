@@ -1,4 +1,5 @@
 import GronaMockTLS
+import GronaMockTLSCore
 
 /// `grona-mock tls init` and `grona-mock tls trust`: a local certificate authority for HTTPS on simulators,
 /// emulators and devices (docs/tls.md).

@@ -41,8 +41,14 @@ final class LoadFixture {
     /// A short, small run: 20 installs, 100 visits per second for a second, batches of 10 sent within 200 ms,
     /// retries after a few milliseconds.
     func settings(tag: String) -> LoadSettings {
-        var settings = LoadSettings()
+        var settings = Self.shortRun(tag: tag)
         settings.port = server.port
+        return settings
+    }
+
+    /// The settings of `settings(tag:)` but the target.
+    static func shortRun(tag: String) -> LoadSettings {
+        var settings = LoadSettings()
         settings.installs = 20
         settings.rate = 100
         settings.duration = .seconds(1)

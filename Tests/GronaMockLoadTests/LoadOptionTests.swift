@@ -28,8 +28,10 @@ import Testing
         #expect(try LoadSettings.target("http://127.0.0.1:8080") == ("127.0.0.1", 8080))
         #expect(try LoadSettings.target("http://localhost/") == ("localhost", 80))
         #expect(try LoadSettings.target("http://[::1]:9000") == ("::1", 9000))
+        #expect(try LoadSettings.target("https://example.com") == ("example.com", 443))
+        #expect(try LoadSettings.target("https://ingest.example.com:8443/") == ("ingest.example.com", 8443))
         for bad in [
-            "https://example.com", "http://host:0", "http://host:99999", "http://host/path", "ftp://x", "http://",
+            "https://", "httpss://x", "http://host:0", "http://host:99999", "http://host/path", "ftp://x", "http://",
         ] {
             #expect(throws: LoadSettings.OptionError.self, "\(bad)") { try LoadSettings.target(bad) }
         }

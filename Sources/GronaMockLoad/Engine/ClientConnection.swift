@@ -1,4 +1,5 @@
 import GronaMockPlatform
+import GronaMockTLSCore
 
 /// One slot of `HTTPClient`'s pool: a socket, its lifecycle, the request on it and the answer being read.
 /// Reused when its socket closes, so that a long run does not allocate per connection.
@@ -14,6 +15,10 @@ final class ClientConnection {
     var arrival: Int64 = 0
     var deadline: UInt64 = .max
     var interest: Poller.Interest = []
+    /// The TLS session of an `https://` target's connection, from the connect on; nil in the clear.
+    var tls: TLSClientConnection?
+    /// In `HTTPClient.tlsBuffered`: its TLS session holds decrypted bytes no readiness event will announce.
+    var awaitsBufferedRead = false
     /// What the answer being read may keep of the client's `AnswerMemory`.
     var grant = AnswerGrant.none
     /// The unparsed tail of earlier reads (a head or chunk line split across reads).
@@ -26,6 +31,8 @@ final class ClientConnection {
 
     func reopen(fd: Int32) {
         self.fd = fd
+        tls = nil
+        awaitsBufferedRead = false
         state = ClientConnectionState()
         parser.reset()
         dropCarry()

@@ -5,6 +5,9 @@ package struct ClientConnectionState: Sendable, Equatable {
     package enum State: Sendable, Equatable {
         /// A non-blocking connect is under way; a connection is only opened for a request, which waits on it.
         case connecting
+        /// Connected to an `https://` target: the TLS handshake is under way (RFC 8446 §4), bounded by the
+        /// request's deadline as the connect is. The request waits for it.
+        case handshaking
         /// Connected, open for the next request (keep-alive).
         case idle
         /// Writing a request; an early answer (a 413 before the body is read) may already arrive.
@@ -17,6 +20,8 @@ package struct ClientConnectionState: Sendable, Equatable {
 
     package enum Action: Sendable, Equatable {
         case none
+        /// Start or go on with the TLS handshake.
+        case handshake
         /// Write the request (from its first unsent byte).
         case send
         /// The request is written: watch for the answer only.
@@ -36,16 +41,32 @@ package struct ClientConnectionState: Sendable, Equatable {
 
     package var carriesRequest: Bool {
         switch state {
-        case .connecting, .sending, .awaitingResponse: true
+        case .connecting, .handshaking, .sending, .awaitingResponse: true
         case .idle, .closed: false
         }
     }
 
-    /// The connect finished (successfully): send the request that waited for it.
-    package mutating func connected() -> Action {
+    /// The connect finished (successfully): send the request that waited for it, or first make the TLS
+    /// handshake when the target is `https://` (`secure`).
+    package mutating func connected(secure: Bool = false) -> Action {
         guard state == .connecting else { return .none }
+        state = secure ? .handshaking : .sending
+        return secure ? .handshake : .send
+    }
+
+    /// The TLS handshake finished, the server verified: send the request.
+    package mutating func handshakeFinished() -> Action {
+        guard state == .handshaking else { return .none }
         state = .sending
         return .send
+    }
+
+    /// The TLS handshake failed (`failure` says why: an unknown CA, a name mismatch, not TLS at all): the
+    /// request fails with it, and the connection is closed without a word more (RFC 8446 §6.2).
+    package mutating func handshakeFailed(_ failure: EndpointStatistics.TransportFailure) -> Action {
+        guard state == .handshaking else { return .none }
+        state = .closed
+        return .fail(failure)
     }
 
     /// A request was assigned to an idle connection.
@@ -72,7 +93,7 @@ package struct ClientConnectionState: Sendable, Equatable {
         case .sending:
             state = .closed
             return .deliver(keepAlive: false)
-        case .connecting, .idle, .closed:
+        case .connecting, .handshaking, .idle, .closed:
             return .none
         }
     }
@@ -84,6 +105,7 @@ package struct ClientConnectionState: Sendable, Equatable {
         state = .closed
         switch previous {
         case .connecting: return .fail(.connect)
+        case .handshaking: return .fail(.tlsHandshake)
         case .sending: return .fail(.closed)
         case .awaitingResponse: return answerComplete ? .deliver(keepAlive: false) : .fail(.closed)
         case .idle: return .close
@@ -106,11 +128,16 @@ package struct ClientConnectionState: Sendable, Equatable {
         return .fail(.answerTooLarge)
     }
 
-    /// The request's deadline passed: before the connect completed, the service could not be connected to.
+    /// The request's deadline passed: before the connect completed, the service could not be connected to;
+    /// before the handshake did, it did not speak TLS in time.
     package mutating func timedOut() -> Action {
         guard carriesRequest else { return .none }
         let previous = state
         state = .closed
-        return .fail(previous == .connecting ? .connect : .timeout)
+        switch previous {
+        case .connecting: return .fail(.connect)
+        case .handshaking: return .fail(.tlsHandshake)
+        case .idle, .sending, .awaitingResponse, .closed: return .fail(.timeout)
+        }
     }
 }

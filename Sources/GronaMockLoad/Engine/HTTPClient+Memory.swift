@@ -97,5 +97,6 @@ extension HTTPClient {
 
     private func resumeReading(_ connection: ClientConnection) {
         setInterest(connection, connection.state.state == .sending ? [.read, .write] : .read)
+        noteBufferedTLS(connection)
     }
 }

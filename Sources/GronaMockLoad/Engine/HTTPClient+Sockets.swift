@@ -7,10 +7,12 @@ extension HTTPClient {
         switch connection.state.state {
         case .connecting:
             if Socket.pendingError(connection.fd) == 0 {
-                perform(connection.state.connected(), on: connection)
+                perform(connection.state.connected(secure: configuration.tls != nil), on: connection)
             } else {
                 perform(connection.state.connectionEnded(), on: connection)
             }
+        case .handshaking:
+            handshake(connection)
         case .sending:
             send(connection)
         case .idle, .awaitingResponse, .closed:
@@ -23,7 +25,13 @@ extension HTTPClient {
     /// so the rest is read on the next turn). An answer is read no further than its grant of the answer
     /// memory lets it keep (`readRoom`); an idle connection's bytes are never kept.
     func readable(_ connection: ClientConnection) {
-        guard connection.state.state != .connecting else { return }
+        switch connection.state.state {
+        case .connecting: return
+        case .handshaking: return handshake(connection)
+        case .idle, .sending, .awaitingResponse, .closed: break
+        }
+        // Bytes the TLS session decrypted and kept beyond what was read now get a turn of their own.
+        defer { noteBufferedTLS(connection) }
         var reads = 0
         while connection.fd >= 0 && reads < Self.readsPerWakeup {
             let room: Int
@@ -37,8 +45,8 @@ extension HTTPClient {
             let count: Int?
             var arrival: Int64 = 0
             do {
-                count = try Socket.receive(
-                    connection.fd, into: UnsafeMutableRawBufferPointer(rebasing: scratch[..<room]), arrival: &arrival)
+                count = try receive(
+                    connection, into: UnsafeMutableRawBufferPointer(rebasing: scratch[..<room]), arrival: &arrival)
             } catch {
                 perform(connection.state.connectionEnded(), on: connection)
                 return
@@ -69,7 +77,7 @@ extension HTTPClient {
                 perform(connection.state.responseComplete(keepAlive: keepAlive), on: connection)
                 return
             }
-            if count < room { break }
+            if count < room && connection.tls?.hasPending != true { break }
         }
         settleGrant(connection)
     }
@@ -80,7 +88,7 @@ extension HTTPClient {
             let offset = connection.sent
             let result = request.bytes.withUnsafeBytes { bytes in
                 Result { () throws(SystemError) -> Int in
-                    try Socket.send(connection.fd, UnsafeRawBufferPointer(rebasing: bytes[offset...]))
+                    try transmit(connection, UnsafeRawBufferPointer(rebasing: bytes[offset...]))
                 }
             }
             guard case .success(let sent) = result else {

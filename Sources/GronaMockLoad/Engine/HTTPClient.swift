@@ -1,4 +1,5 @@
 import GronaMockPlatform
+import GronaMockTLSCore
 
 /// An HTTP/1.1 client for one host and port on non-blocking sockets, driven by the caller's loop on one thread:
 /// keep-alive connections up to a cap, requests queued when every connection is busy, a deadline per request,
@@ -22,6 +23,9 @@ package final class HTTPClient {
         /// The largest answer limit of a request (`ClientRequest.answerLimit`); larger ones are held to it. The
         /// answer memory keeps room for one answer this large and a head.
         package var largestAnswer: Int
+        /// An `https://` target: every connection makes a TLS handshake that verifies the server before its
+        /// first request (`HTTPClient+TLS.swift`). Nil in the clear.
+        package var tls: TLSClientContext?
 
         /// 64 MiB of answers: five of the largest configurations at once, or thousands of answers of a few KiB
         /// each, whatever `--max-in-flight` is.
@@ -30,8 +34,9 @@ package final class HTTPClient {
         package init(
             host: String, port: Int, maxConnections: Int = 256, timeout: Duration = .seconds(10),
             pollerBackend: PollerBackend = .platformDefault, answerMemory: Int = defaultAnswerMemory,
-            largestAnswer: Int = HTTPResponseParser.maximumBodyBytes
+            largestAnswer: Int = HTTPResponseParser.maximumBodyBytes, tls: TLSClientContext? = nil
         ) {
+            self.tls = tls
             self.host = host
             self.port = port
             self.maxConnections = max(1, maxConnections)
@@ -56,6 +61,11 @@ package final class HTTPClient {
     /// What the connections' answers keep, held to `configuration.answerMemory`.
     var memory: AnswerMemory
     private var lastTimeoutScan: UInt64 = 0
+    /// Connections whose TLS session holds bytes already read from the socket: read on the next turn, which
+    /// does not wait for the poller (`HTTPClient+TLS.swift`).
+    var tlsBuffered: [Int] = []
+    /// Why the last TLS handshake failed, for a message (the report counts the failures by kind).
+    package internal(set) var lastTLSFailure: String?
 
     /// Reads of the 64 KiB buffer one connection gets per wake-up (1 MiB).
     static let readsPerWakeup = 16
@@ -138,13 +148,15 @@ package final class HTTPClient {
     /// Waits up to `timeoutMilliseconds` for sockets, does what they allow, fails the requests whose deadline
     /// passed, and hands each finished request to `handle` (which may submit more).
     package func poll(timeoutMilliseconds: Int32, _ handle: (ClientCompletion) -> Void) {
-        handleReady((try? poller.wait(timeoutMilliseconds: timeoutMilliseconds)) ?? 0, handle)
+        let timeout = tlsBuffered.isEmpty ? timeoutMilliseconds : 0
+        handleReady((try? poller.wait(timeoutMilliseconds: timeout)) ?? 0, handle)
     }
 
     /// `poll(timeoutMilliseconds:)` to the nanosecond: the fleet's schedule is finer than a millisecond, and a
     /// wait rounded down to 0 spun a core the service under test should have had.
     package func poll(timeoutNanoseconds: UInt64, _ handle: (ClientCompletion) -> Void) {
-        handleReady((try? poller.wait(timeoutNanoseconds: timeoutNanoseconds)) ?? 0, handle)
+        let timeout = tlsBuffered.isEmpty ? timeoutNanoseconds : 0
+        handleReady((try? poller.wait(timeoutNanoseconds: timeout)) ?? 0, handle)
     }
 
     private func handleReady(_ ready: Int, _ handle: (ClientCompletion) -> Void) {
@@ -154,7 +166,8 @@ package final class HTTPClient {
             guard event.token != Poller.wakeupToken, event.token <= UInt64(connections.count) else { continue }
             let connection = connections[Int(event.token) - 1]
             guard connection.fd >= 0 else { continue }
-            if event.writable || (event.hangup && connection.state.state == .connecting) {
+            let connecting = connection.state.state == .connecting || connection.state.state == .handshaking
+            if event.writable || (event.hangup && connecting) {
                 writable(connection)
             }
             if connection.fd >= 0 && connection.grant.isWaiting {
@@ -165,9 +178,13 @@ package final class HTTPClient {
                 readable(connection)
             }
         }
+        readBufferedTLS()
         if now &- lastTimeoutScan >= 5_000_000 {
             lastTimeoutScan = now
             for connection in connections where connection.fd >= 0 && connection.deadline <= now {
+                if connection.state.state == .handshaking {
+                    lastTLSFailure = "the TLS handshake did not finish within --timeout"
+                }
                 perform(connection.state.timedOut(), on: connection)
             }
         }
@@ -236,6 +253,8 @@ package final class HTTPClient {
         switch action {
         case .none:
             break
+        case .handshake:
+            handshake(connection)
         case .send:
             send(connection)
         case .awaitResponse:
@@ -277,6 +296,7 @@ package final class HTTPClient {
     private func close(_ connection: ClientConnection) {
         guard connection.fd >= 0 else { return }
         releaseGrant(connection)
+        connection.tls = nil
         poller.unregister(connection.fd)
         Socket.close(connection.fd)
         connection.fd = -1

@@ -96,6 +96,8 @@ extension ClientCompletion {
             case .timeout: return "no answer within the timeout"
             case .malformed: return "the answer was not HTTP/1.1"
             case .answerTooLarge: return "the answer was larger than the generator keeps of one"
+            case .tlsUnknownCA, .tlsNameMismatch, .tlsCertificate, .tlsHandshake:
+                return "the TLS handshake failed [\(failure.rawValue)]"
             }
         }
         return "status \(status ?? 0)"

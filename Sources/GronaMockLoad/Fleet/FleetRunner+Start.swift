@@ -25,9 +25,12 @@ extension FleetRunner {
         case .failure(.malformed), .failure(.answerTooLarge):
             // It answered, but not as a Grona service does.
             throw LoadRunError(
-                "\(settings.url) does not look like a Grona service: GET \(path): \(completion.failureDescription)")
+                "\(settings.url) does not look like a Grona service: GET \(path): \(client.failureDescription(of: completion))"
+            )
+        case .failure(let failure) where failure.isTLS:
+            throw LoadRunError("\(settings.url): \(client.failureDescription(of: completion))")
         case .failure:
-            throw LoadRunError("\(settings.url) is unreachable: \(completion.failureDescription)")
+            throw LoadRunError("\(settings.url) is unreachable: \(client.failureDescription(of: completion))")
         }
         guard head.status != 404 else {
             throw LoadRunError(
@@ -57,7 +60,7 @@ extension FleetRunner {
                     tag: RequestTag(endpoint: nil), method: "GET", path: path, host: client.host,
                     intendedStart: MonotonicClock.now(), answerLimit: AnswerLimit.configuration))
             guard case .response(let head, let body) = completion.outcome else {
-                failures.append(completion.failureDescription)
+                failures.append(client.failureDescription(of: completion))
                 // A service that did not answer within --timeout has had its chance: four of them would
                 // keep the user waiting four timeouts for an exit status.
                 if case .failure(.timeout) = completion.outcome { break }

@@ -73,7 +73,7 @@ package final class FleetRunner {
             client = try HTTPClient(
                 HTTPClient.Configuration(
                     host: settings.host, port: settings.port, maxConnections: settings.maxInFlight,
-                    timeout: settings.timeout, largestAnswer: AnswerLimit.configuration))
+                    timeout: settings.timeout, largestAnswer: AnswerLimit.configuration, tls: settings.tls))
         } catch {
             throw LoadRunError("cannot start the client: \(error)")
         }

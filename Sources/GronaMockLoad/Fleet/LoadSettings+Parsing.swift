@@ -23,17 +23,18 @@ extension LoadSettings {
         return .nanoseconds(Int64((value * scale * 1e9).rounded()))
     }
 
-    /// `http://host:port` (a trailing `/` allowed); `https` is not spoken. `option` names where the text came
-    /// from in a refusal: `--url`, or the environment variable that gave it.
+    /// `http://host:port` or `https://host:port` (a trailing `/` allowed; port 80 or 443 by default): `isSecure`
+    /// tells which. `option` names where the text came from in a refusal: `--url`, or the environment variable
+    /// that gave it.
     package static func target(_ text: String, option: String = "--url") throws(OptionError) -> (
         host: String, port: Int
     ) {
-        guard text.hasPrefix("http://") else {
+        guard let scheme = ["http://", "https://"].first(where: { text.hasPrefix($0) }) else {
             throw OptionError(
-                "\(option) must be an http:// URL such as http://127.0.0.1:8080 (https is not supported), not "
+                "\(option) must be an http:// or https:// URL such as http://127.0.0.1:8080, not "
                     + "\"\(redacted(text))\"")
         }
-        var rest = text.dropFirst("http://".count)
+        var rest = text.dropFirst(scheme.count)
         if rest.hasSuffix("/") { rest = rest.dropLast() }
         // User information is refused, not sent: the fleet authenticates with --secret-key, and a password
         // in a URL must not be echoed into a CI log (so the message shows it as ***@).
@@ -46,7 +47,7 @@ extension LoadSettings {
             throw OptionError("\(option) takes no path: the endpoints' paths are the contract's (\"\(text)\")")
         }
         var host = String(rest)
-        var port = 80
+        var port = scheme == "https://" ? 443 : 80
         if rest.hasPrefix("[") {
             // [IPv6]:port
             guard let close = rest.firstIndex(of: "]") else {

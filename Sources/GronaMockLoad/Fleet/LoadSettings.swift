@@ -1,10 +1,15 @@
+import GronaMockTLSCore
+
 /// Everything a load run is told (the options of `grona-mock load`, see docs/load-testing.md), parsed and
 /// checked by the command line. Report options (`--json`, `--threshold`, `--quiet`) are kept here too, for the
 /// report that runs after the engine.
 package struct LoadSettings: Sendable {
-    /// `http://host:port`, no path.
+    /// `http://host:port` or `https://host:port`, no path.
     package var host = "127.0.0.1"
     package var port = 8080
+    /// For an `https://` target: TLS 1.2 or 1.3, the server verified against the system trust store or the CA
+    /// file of `--cacert` (`TLSClientContext`). Nil for `http://`.
+    package var tls: TLSClientContext?
     package var workspace = "acme-market"
     package var installs = 100
     package var rate = 20.0
@@ -50,7 +55,10 @@ package struct LoadSettings: Sendable {
     package init() {}
 
     /// The target as printed: an IPv6 address bracketed (RFC 3986 §3.2.2), as it must be typed.
-    package var url: String { host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)" }
+    package var url: String {
+        let scheme = tls == nil ? "http" : "https"
+        return host.contains(":") ? "\(scheme)://[\(host)]:\(port)" : "\(scheme)://\(host):\(port)"
+    }
 
     package var schedule: ArrivalSchedule {
         ArrivalSchedule(

@@ -14,6 +14,16 @@ package struct EndpointStatistics: Sendable, Equatable {
         /// The answer passed what the client keeps of one (its endpoint's `AnswerLimit`, or a head over
         /// `HTTPResponseParser.maximumHeadBytes`): given up there, its connection closed.
         case answerTooLarge = "answer_too_large"
+        /// HTTPS: the server's certificate does not chain to a CA the generator trusts (the system store, or
+        /// `--cacert`).
+        case tlsUnknownCA = "tls_unknown_ca"
+        /// HTTPS: the certificate is not for the URL's host (RFC 6125).
+        case tlsNameMismatch = "tls_name_mismatch"
+        /// HTTPS: the certificate was refused otherwise (expired, not yet valid, not for a server).
+        case tlsCertificate = "tls_certificate"
+        /// HTTPS: no TLS session came of the connection: not TLS, a fatal alert, no common version or suite, the
+        /// server closed it or did not finish within `--timeout`.
+        case tlsHandshake = "tls_handshake"
 
         package static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
     }

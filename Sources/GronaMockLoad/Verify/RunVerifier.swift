@@ -135,7 +135,8 @@ package struct RunVerifier {
         do {
             return try HTTPClient(
                 HTTPClient.Configuration(
-                    host: settings.host, port: settings.port, maxConnections: 1, timeout: settings.timeout))
+                    host: settings.host, port: settings.port, maxConnections: 1, timeout: settings.timeout,
+                    tls: settings.tls))
         } catch {
             throw LoadRunError("cannot start the client: \(error)")
         }
@@ -149,7 +150,7 @@ package struct RunVerifier {
                 tag: RequestTag(endpoint: nil), method: "GET", path: path, host: client.host, headers: headers,
                 intendedStart: MonotonicClock.now()))
         guard case .response(let head, let body) = completion.outcome else {
-            throw LoadRunError("GET \(path): \(completion.failureDescription)")
+            throw LoadRunError("GET \(path): \(client.failureDescription(of: completion))")
         }
         guard head.status == 200 else { throw LoadRunError("GET \(path) answered \(head.status)") }
         guard let value = try? JSONParser().parse(body)

@@ -39,7 +39,7 @@ extension RunVerifier {
                 tag: RequestTag(endpoint: nil), method: "GET", path: path, host: client.host, headers: headers,
                 intendedStart: MonotonicClock.now()))
         guard case .response(let head, let body) = completion.outcome else {
-            throw VerifyUnavailable(failure: "--verify: GET \(path): \(completion.failureDescription)")
+            throw VerifyUnavailable(failure: "--verify: GET \(path): \(client.failureDescription(of: completion))")
         }
         switch head.status {
         case 200:

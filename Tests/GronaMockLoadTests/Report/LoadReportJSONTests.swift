@@ -91,7 +91,10 @@ import Testing
         #expect(events["statuses"]?["200"]?.int64Value == 190)
         #expect(events["statuses"]?["429"]?.int64Value == 5)
         #expect(
-            events["failures"]?.objectValue?.keys == ["connect", "closed", "timeout", "malformed", "answer_too_large"])
+            events["failures"]?.objectValue?.keys == [
+                "connect", "closed", "timeout", "malformed", "answer_too_large", "tls_unknown_ca", "tls_name_mismatch",
+                "tls_certificate", "tls_handshake",
+            ])
         #expect(events["failures"]?["closed"]?.int64Value == 3)
         #expect(events["failures"]?["timeout"]?.int64Value == 2)
         let latency = try #require(events["latencyMs"])

@@ -99,7 +99,7 @@ struct LoadCommandCheckTests {
 
     @Test("a bad GRONA_MOCK_URL names the variable")
     func badEnvironmentURL() throws {
-        let result = try BinaryRunner.run(["load"], environment: ["GRONA_MOCK_URL": "https://x"])
+        let result = try BinaryRunner.run(["load"], environment: ["GRONA_MOCK_URL": "ftp://x"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("GRONA_MOCK_URL must be"), "stderr: \(result.stderr)")
     }

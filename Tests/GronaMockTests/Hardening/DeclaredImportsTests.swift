@@ -96,6 +96,7 @@ struct DeclaredImportsTests {
         let targets = Dictionary(uniqueKeysWithValues: try Self.targets().map { ($0.name, $0) })
         for name in [
             "GronaMockPlatform", "GronaMockSQLite", "GronaMockPostgres", "GronaMockLoad", "GronaMockConformance",
+            "GronaMockTLSCore",
         ] {
             let target = try #require(targets[name])
             #expect(!target.dependencies.contains("GronaMockHTTP"), "\(name) declares the HTTP core")
