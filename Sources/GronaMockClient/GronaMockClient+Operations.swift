@@ -139,22 +139,14 @@ extension GronaMockClient {
     public func events(
         workspace key: String, matching filter: EventFilter = EventFilter()
     ) async throws -> [Event] {
-        var events: [Event] = []
-        var cursor: String?
-        repeat {
-            var query = urlQueryItems(filter, workspace: key) + [URLQueryItem(name: "limit", value: "1000")]
-            if let cursor { query.append(URLQueryItem(name: "cursor", value: cursor)) }
-            let data = try await send("GET", "/_mock/events", query: query)
+        try await everyPage("/_mock/events", urlQueryItems(filter, workspace: key)) { data in
             // Each event is decoded from its own JSON, which `Event.json` keeps.
             guard let page = try JSONSerialization.jsonObject(with: data) as? [String: Any],
                 let list = page["events"] as? [Any]
             else { throw Failure(status: 200, code: nil, message: "GET /_mock/events answered no events list") }
-            for event in list {
-                events.append(try Event.decode(try JSONSerialization.data(withJSONObject: event)))
-            }
-            cursor = page["nextCursor"] as? String
-        } while cursor != nil
-        return events
+            let events = try list.map { try Event.decode(try JSONSerialization.data(withJSONObject: $0)) }
+            return (events, page["nextCursor"] as? String)
+        }
     }
 
     /// Waits until `count` events of workspace `key` matching `filter` are stored, or `timeoutMs` passes (the
@@ -175,16 +167,27 @@ extension GronaMockClient {
             let violations: [Violation]
             let nextCursor: String?
         }
-        var violations: [Violation] = []
+        return try await everyPage("/_mock/events/violations", [URLQueryItem(name: "workspace", value: key)]) {
+            let page = try decode(Page.self, $0)
+            return (page.violations, page.nextCursor)
+        }
+    }
+
+    /// Every page of a listing at `path`, 1,000 items a page, following `nextCursor` to the last: `read` takes
+    /// a page's body apart into its items and its `nextCursor`.
+    private func everyPage<Item>(
+        _ path: String, _ query: [URLQueryItem], _ read: (Data) throws -> (items: [Item], next: String?)
+    ) async throws -> [Item] {
+        var items: [Item] = []
         var cursor: String?
         repeat {
-            var query = [URLQueryItem(name: "workspace", value: key), URLQueryItem(name: "limit", value: "1000")]
-            if let cursor { query.append(URLQueryItem(name: "cursor", value: cursor)) }
-            let page = try decode(Page.self, try await send("GET", "/_mock/events/violations", query: query))
-            violations += page.violations
-            cursor = page.nextCursor
+            var pageQuery = query + [URLQueryItem(name: "limit", value: "1000")]
+            if let cursor { pageQuery.append(URLQueryItem(name: "cursor", value: cursor)) }
+            let page = try read(try await send("GET", path, query: pageQuery))
+            items += page.items
+            cursor = page.next
         } while cursor != nil
-        return violations
+        return items
     }
 }
 

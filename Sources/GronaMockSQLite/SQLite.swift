@@ -276,6 +276,10 @@ final class SQLiteStatement {
         return false
     }
 
+    /// How many virtual machine steps the statement took so far (`SQLITE_STMTSTATUS_VM_STEP`): a measure of
+    /// the rows it examined, those it skipped included, for tests that bound a scan's work.
+    var virtualMachineSteps: Int { Int(sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_VM_STEP, 0)) }
+
     /// Runs the statement with `values` to completion, for writes.
     func run(_ values: [SQLiteValue] = []) throws(SQLiteError) {
         try bind(values)

@@ -15,6 +15,9 @@ public final class SQLiteStorage: GronaStorage {
     static let standardCountBlockSize: Int64 = 1 << 16
     /// The campaign counts of the events past the fold mark; used under the writing connection's lock only.
     let tally = Mutex(CampaignTally())
+    /// The virtual machine steps of every `scanEvents` statement so far: the rows the scans examined, skipped
+    /// ones included, so a test can bound a scan's work without timing it.
+    package let scanSteps = Atomic<Int>(0)
 
     /// Opens or creates the database at `path` and brings its schema up to date; a database from a newer
     /// grona-mock is refused (`StorageError.Kind.schemaTooNew`).

@@ -93,7 +93,7 @@ extension StorageConformance {
         StorageConformance("scanEvents over more rows than one read of a backend: all, in order, resumable") {
             storage in
             // 2,500 events over 5 installs and 11 visits (one of them none), in an order that mixes them: more
-            // than one query's worth for a backend that reads in chunks (PostgreSQL: 1,000).
+            // than one query's worth for a backend that reads in chunks (PostgreSQL: 125, doubling to 1,000).
             let total = 2_500
             let events = (0..<total).map { number in
                 visitEvent("e\(number)", "i\(number % 5)", number % 11 == 0 ? nil : "v\(number % 7)")

@@ -9,6 +9,7 @@ import GronaMockPlatform
 /// | the live feed | events stored | appends the group for the dashboard's viewers |
 /// | the grant log and the cluster | grants issued | records them for the checks; shares the new ones |
 /// | the metrics | grants issued, configurations served, faults fired, workspace changes | counts them |
+/// | the violations pages made ahead | workspace changes, events deleted, the clock, grants issued | drops them |
 struct Listeners {
     let kills: ViolationsKillLog
     let waiters: EventWaiters
@@ -16,6 +17,7 @@ struct Listeners {
     let metrics: Metrics
     let grants: GrantLog
     let shared: any SharedRuntime
+    let pagesAhead: ViolationPagesAhead
 }
 
 extension GronaMockEngine {
@@ -24,7 +26,14 @@ extension GronaMockEngine {
         let (kills, waiters, feed, metrics, grants, shared) = (
             listeners.kills, listeners.waiters, listeners.feed, listeners.metrics, listeners.grants, listeners.shared
         )
+        let pagesAhead = listeners.pagesAhead
         events.listen { event in
+            // What the violations check reads besides the rows: a page made ahead before it changed is not served.
+            switch event {
+            case .workspaceChanged, .eventsDeleted, .grantsIssued: pagesAhead.invalidate(workspace: event.workspaceKey)
+            case .clockChanged: pagesAhead.invalidate(workspace: nil)
+            case .eventsStored, .configurationServed, .faultFired, .requestAnswered: break
+            }
             switch event {
             case .workspaceChanged(let change):
                 kills.record(change)

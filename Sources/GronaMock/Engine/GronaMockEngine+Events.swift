@@ -16,10 +16,13 @@ package struct ViolationReport: Sendable {
     /// With `summary`: how many of each rule.
     package let counts: [ViolationRule: Int]
     package let checkedEvents: Int
-    /// Set when paged and more remain.
-    package let nextCursor: String?
+    /// Where the next page starts; set when paged and more remain.
+    let next: ViolationCursor?
     /// Rows the scan read from storage (`ViolationScan.Outcome.rowsRead`).
     package let rowsRead: Int
+
+    /// `next` as the client sends it back.
+    package var nextCursor: String? { next?.text }
 }
 
 extension GronaMockEngine {
@@ -89,8 +92,24 @@ extension GronaMockEngine {
     /// Checks workspace `key`'s stored events against the contract (docs/violations.md), through the events
     /// stored when the check (or its first page) began: under steady traffic it would otherwise chase new
     /// events for ever, and pages would disagree.
+    ///
+    /// A page asked for with a cursor (a client following the pages) has the page after it checked ahead
+    /// (`ViolationPagesAhead`), which the next request takes if it asks for exactly that.
     package func violations(_ key: String, query: ViolationQuery = ViolationQuery()) throws -> ViolationReport {
         called()
+        let report = try pagesAhead.take(.init(workspace: key, query: query)) ?? checkViolations(key, query)
+        if query.cursor != nil, let next = report.next {
+            var following = query
+            following.cursor = next
+            pagesAhead.prepare(.init(workspace: key, query: following)) { [self, following] in
+                try checkViolations(key, following)
+            }
+        }
+        return report
+    }
+
+    /// `violations` without the pages made ahead.
+    private func checkViolations(_ key: String, _ query: ViolationQuery) throws -> ViolationReport {
         let outcome = try scanViolations(key, query: query, spools: false)
         var violations = outcome.violations
         if query.limit == nil && !query.summary {
@@ -98,7 +117,7 @@ extension GronaMockEngine {
         }
         return ViolationReport(
             workspaceKey: key, violations: violations, counts: outcome.counts, checkedEvents: outcome.checkedEvents,
-            nextCursor: outcome.next?.text, rowsRead: outcome.rowsRead)
+            next: outcome.next, rowsRead: outcome.rowsRead)
     }
 
     /// `violations` for an unpaged list (no `limit`, no `summary`), the violations kept as JSON in the order of

@@ -35,9 +35,12 @@ extension GronaMockEngine {
         let storeReference = WeakLate<EventStore>()
         let waiters = EventWaiters { storeReference.value }
         let feed = LiveFeed(capacity: configuration.live.feedCapacity, byteCapacity: configuration.live.feedBytes)
+        let pagesAhead = ViolationPagesAhead()
         listen(
             on: events,
-            Listeners(kills: kills, waiters: waiters, feed: feed, metrics: metrics, grants: grants, shared: shared))
+            Listeners(
+                kills: kills, waiters: waiters, feed: feed, metrics: metrics, grants: grants, shared: shared,
+                pagesAhead: pagesAhead))
         grants.onClear { shared.publish(grantsCleared: $0) }
         registry.loadDirectory()
         let store = EventStore(
@@ -49,7 +52,7 @@ extension GronaMockEngine {
         let engine = GronaMockEngine(
             registry: registry, clock: clock, store: store, faults: faults, grants: grants, kills: kills,
             events: events, waiters: waiters, viewers: LiveViewers(feed: feed, options: configuration.live),
-            metrics: metrics, shared: shared,
+            metrics: metrics, shared: shared, pagesAhead: pagesAhead,
             watcher: WorkspaceWatcher(registry: registry, interval: configuration.reloadInterval))
         // A clone whose time to live has passed goes as a reset of its workspace would take it: its events, its
         // fault rules and its grants with it (in the change lane, on the file watcher's thread).

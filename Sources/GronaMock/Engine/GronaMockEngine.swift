@@ -34,6 +34,8 @@ package final class GronaMockEngine: Sendable {
     private let carrier = Mutex(Connections(open: { 0 }, max: 0))
     /// Reloads workspace files as they change, and removes expired clones.
     let watcher: WorkspaceWatcher
+    /// The next violations page of a client following the pages, checked while it reads the last.
+    let pagesAhead: ViolationPagesAhead
 
     var connections: Connections { carrier.withLock { $0 } }
 
@@ -60,7 +62,7 @@ package final class GronaMockEngine: Sendable {
     init(
         registry: WorkspaceRegistry, clock: ServerClock, store: EventStore, faults: FaultEngine, grants: GrantLog,
         kills: ViolationsKillLog, events: EngineEvents, waiters: EventWaiters, viewers: LiveViewers, metrics: Metrics,
-        shared: any SharedRuntime, watcher: WorkspaceWatcher
+        shared: any SharedRuntime, pagesAhead: ViolationPagesAhead = ViolationPagesAhead(), watcher: WorkspaceWatcher
     ) {
         self.registry = registry
         self.clock = clock
@@ -74,6 +76,7 @@ package final class GronaMockEngine: Sendable {
         self.metrics = metrics
         self.shared = shared
         self.watcher = watcher
+        self.pagesAhead = pagesAhead
         runs = RunState(events: store, faults: faults, grants: grants)
     }
 

@@ -1,7 +1,7 @@
 import GronaMockJSON
 
 /// Which violations `GET /_mock/events/violations` answers with: the filters and the page.
-package struct ViolationQuery: Sendable {
+package struct ViolationQuery: Sendable, Hashable {
     /// Only these rules; nil for all.
     package var rules: Set<ViolationRule>?
     /// Only the violations of this install's events (the scan reads only its events).
@@ -99,7 +99,7 @@ struct EventFacts {
 /// Where the next page starts: the snapshot bound (so every page checks the same events), the first event
 /// of the visit the page stopped in, and how many of that visit's violations were already answered. Opaque
 /// to clients: base64url of a small JSON array.
-struct ViolationCursor: Sendable, Equatable {
+struct ViolationCursor: Sendable, Hashable {
     var throughSequence: Int64
     var position: EventScanPosition
     var skip: Int

@@ -34,6 +34,8 @@ struct ViolationScan {
     /// (all when the query has no limit), or the counts per rule for a summary.
     func run(_ checker: ViolationsChecker, throughSequence: Int64) throws(StorageError) -> Outcome {
         var checker = checker
+        // A summary counts violations by rule: their sentences would be made to be thrown away.
+        checker.describes = !query.summary
         var outcome = Outcome()
         outcome.spool.memoryLimit = spoolMemoryLimit
         var skip = query.cursor?.skip ?? 0

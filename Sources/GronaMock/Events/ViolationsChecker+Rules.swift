@@ -67,14 +67,15 @@ extension ViolationsChecker {
                         + "\(interval.killedRevision)).")
                 return
             }
-            guard let time = event.correctedTimestamp, time >= interval.killedAt + graceMilliseconds,
+            let grace = graceMilliseconds  // read before `report`, which changes self, takes the message
+            guard let time = event.correctedTimestamp, time >= interval.killedAt + grace,
                 interval.revivedAt.map({ time < $0 }) ?? true
             else { continue }
             report(
                 .eventAfterKill, event,
                 "\(event.kind) for campaign \(Quote.text(campaign.id)) at \(time), "
                     + "\(time - interval.killedAt) ms after its kill at \(interval.killedAt) (grace "
-                    + "\(graceMilliseconds) ms).")
+                    + "\(grace) ms).")
             return
         }
     }

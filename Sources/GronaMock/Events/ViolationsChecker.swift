@@ -43,6 +43,9 @@ package struct ViolationsChecker {
     private var visits = VisitLedger()
     /// The last unit's assignments: a visit's events share their unit, and each assignment is a SHA-256.
     var assignments = AssignmentMemo()
+    /// Whether violations carry their sentence. A summary only counts them by rule, and in a workspace where
+    /// every visit violates, writing the sentences was a fifth of its scan.
+    var describes = true
 
     package init(
         workspace: Workspace, kills: [String: [KillInterval]] = [:],
@@ -109,7 +112,7 @@ package struct ViolationsChecker {
 
     /// The violations found, ordered by their first event and then by rule.
     package func finish() -> [Violation] {
-        let all = found + visits.violations()
+        let all = found + visits.violations(describing: describes)
         return all.sorted { ($0.events.first ?? 0, $0.rule) < ($1.events.first ?? 0, $1.rule) }
     }
 
@@ -124,7 +127,9 @@ package struct ViolationsChecker {
     }
 
     /// Records a violation of `rule` by one event.
-    mutating func report(_ rule: ViolationRule, _ event: CheckedEvent, _ message: String) {
-        found.append(Violation(rule: rule, events: [event.sequence], eventIDs: [event.eventID], message: message))
+    mutating func report(_ rule: ViolationRule, _ event: CheckedEvent, _ message: @autoclosure () -> String) {
+        found.append(
+            Violation(
+                rule: rule, events: [event.sequence], eventIDs: [event.eventID], message: describes ? message() : ""))
     }
 }

@@ -45,28 +45,34 @@ struct VisitLedger {
         actions.removeAll(keepingCapacity: true)
     }
 
-    /// The groups of repeated once-only events, then the actions and dismissals without a `served`.
-    func violations() -> [Violation] {
+    /// The groups of repeated once-only events, then the actions and dismissals without a `served`; with an
+    /// empty message unless `describing` (a summary counts them only).
+    func violations(describing: Bool = true) -> [Violation] {
         var found: [Violation] = []
         for (key, refs) in groups where refs.count > 1 {
-            let sequences = refs.map { String($0.sequence) }.joined(separator: ", ")
-            let place = "\(key.visit.placement) on \(key.screen)" + (key.key.map { ", key \(Quote.text($0))" } ?? "")
+            var message: String {
+                let sequences = refs.map { String($0.sequence) }.joined(separator: ", ")
+                let place =
+                    "\(key.visit.placement) on \(key.screen)" + (key.key.map { ", key \(Quote.text($0))" } ?? "")
+                return "\(refs.count) \(key.type) events (sequences \(sequences)) for campaign "
+                    + "\(Quote.text(key.visit.campaignID)) in visit \(Quote.text(key.visit.visitID)) (\(place)); "
+                    + "the SDK logs \(key.type) at most once per visit."
+            }
             found.append(
                 Violation(
                     rule: .repeatedInVisit, events: refs.map(\.sequence), eventIDs: refs.map(\.eventID),
-                    message:
-                        "\(refs.count) \(key.type) events (sequences \(sequences)) for campaign "
-                        + "\(Quote.text(key.visit.campaignID)) in visit \(Quote.text(key.visit.visitID)) (\(place)); "
-                        + "the SDK logs \(key.type) at most once per visit."))
+                    message: describing ? message : ""))
         }
         for (visit, ref, type) in actions where !servedVisits.contains(visit) {
+            var message: String {
+                "\(CheckedEvent.article(type.rawValue)) \(type) (sequence \(ref.sequence)) for campaign "
+                    + "\(Quote.text(visit.campaignID)) in visit \(Quote.text(visit.visitID)) on "
+                    + "\(visit.placement), which has no served event."
+            }
             found.append(
                 Violation(
                     rule: .actionWithoutServed, events: [ref.sequence], eventIDs: [ref.eventID],
-                    message:
-                        "\(CheckedEvent.article(type.rawValue)) \(type) (sequence \(ref.sequence)) for campaign "
-                        + "\(Quote.text(visit.campaignID)) in visit \(Quote.text(visit.visitID)) on "
-                        + "\(visit.placement), which has no served event."))
+                    message: describing ? message : ""))
         }
         return found
     }
@@ -79,11 +85,20 @@ private struct EventRef {
 }
 
 /// A visit of one install to one placement, for one campaign.
+///
+/// Hashed by visit and campaign only (equality still compares every field): the scan in visit order hands
+/// the ledger one install's visit at a time, so hashing the install id too was work on every event that
+/// never told two keys apart.
 private struct VisitKey: Hashable {
     var installID: String
     var visitID: String
     var placement: Placement
     var campaignID: String
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(visitID)
+        hasher.combine(campaignID)
+    }
 }
 
 /// What makes two once-only events the same: visit, screen, key and type.
@@ -92,4 +107,10 @@ private struct VisitEventKey: Hashable {
     var screen: String
     var key: String?
     var type: EventType
+
+    func hash(into hasher: inout Hasher) {
+        visit.hash(into: &hasher)
+        hasher.combine(screen)
+        hasher.combine(type)
+    }
 }

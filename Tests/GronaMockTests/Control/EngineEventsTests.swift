@@ -77,6 +77,10 @@ struct EngineEventsTests {
         try fixture.withServer { server in
             let subscription = server.engine.events.subscribe()
             defer { subscription.cancel() }
+            let storedBatches = Mutex(0)
+            server.engine.events.listen { event in
+                if case .eventsStored(let stored) = event { storedBatches.withLock { $0 += stored.batches.count } }
+            }
             let port = server.port
             #expect(try fetch(port, FaultAPI.config).status == 200)
             #expect(try fetch(port, GrantsEndpointTests.request(#"{"customerID":"cust_1"}"#)).status == 200)
@@ -84,6 +88,8 @@ struct EngineEventsTests {
             #expect(try fetch(port, FaultAPI.config).status == 503)
             let posted = try EventsAPI.post(port, events: [SampleEvents.placementEvent("exposure", id: "e-1")])
             #expect(posted.status == 200)
+            // A commit is published after its answers are sent: the kill must come after it on the stream.
+            #expect(eventually { storedBatches.withLock { $0 } == 1 })
             #expect(
                 try fetch(port, Control.request("POST", "/_mock/workspaces/shop/campaigns/home-hero/kill")).status
                     == 200)

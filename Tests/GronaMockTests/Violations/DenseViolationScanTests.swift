@@ -90,6 +90,29 @@ struct DenseViolationScanTests {
         }
     }
 
+    @Test("one install with every event: a page resumed deep inside it is a seek, not a walk from its first row")
+    func resumedInsideOneInstall() throws {
+        let shape = Shape(name: "one install", installs: 1, visitsPerInstall: 600) { _, visit in "v-\(visit)" }
+        let stream = Self.stream(shape)
+        let storage = try ViolationScanTests.store(stream, ViolationScanTests.arrivals[0])
+        let events = stream.sent.count
+        // What one statement's steps cost a row here: one scan of every row, unpaged.
+        let before = storage.scanSteps.load(ordering: .relaxed)
+        _ = try ViolationScan(storage: storage, workspace: "shop", query: ViolationQuery()).run(
+            try ViolationScanTests.checker(), throughSequence: try storage.lastSequence())
+        let perRow = Double(storage.scanSteps.load(ordering: .relaxed) - before) / Double(events)
+        let start = storage.scanSteps.load(ordering: .relaxed)
+        let found = try Self.follow(storage, limit: 10)
+        let steps = storage.scanSteps.load(ordering: .relaxed) - start
+        #expect(found.pages == 60)
+        // Linear: the rows each page reads (its own, the visit it resumes in, its read-ahead), never the rows of
+        // the install before its start (walking those took 3.3 million steps in this shape, four times the
+        // bound); a quarter more, and a few hundred steps a statement, for what a seek and a statement cost.
+        let rows = events + found.pages * (PrefetchingScan.maxReadAhead + found.mostEventsHeld)
+        let bound = Int(perRow * Double(rows) * 1.25) + found.pages * 500
+        #expect(steps <= bound, "\(steps) steps for \(found.pages) pages, bound \(bound)")
+    }
+
     @Test("the body written straight is the tree serialized: paged, unpaged and summary")
     func encoding() throws {
         let storage = try ViolationScanTests.store(ViolationScanTests.brokenStream(), ViolationScanTests.arrivals[0])
@@ -106,7 +129,7 @@ struct DenseViolationScanTests {
                 try ViolationScanTests.checker(), throughSequence: last)
             let report = ViolationReport(
                 workspaceKey: "shop \"quoted\"", violations: outcome.violations, counts: outcome.counts,
-                checkedEvents: outcome.checkedEvents, nextCursor: outcome.next?.text, rowsRead: outcome.rowsRead)
+                checkedEvents: outcome.checkedEvents, next: outcome.next, rowsRead: outcome.rowsRead)
             #expect(!outcome.violations.isEmpty || query.summary)
             #expect(report.encoded(query) == report.json(query).serialized())
         }
@@ -126,7 +149,7 @@ struct DenseViolationScanTests {
         let sorted = listed.violations.sorted { ($0.events.first ?? 0, $0.rule) < ($1.events.first ?? 0, $1.rule) }
         let report = ViolationReport(
             workspaceKey: "shop", violations: sorted, counts: [:], checkedEvents: listed.checkedEvents,
-            nextCursor: nil, rowsRead: listed.rowsRead)
+            next: nil, rowsRead: listed.rowsRead)
         var scan = ViolationScan(storage: storage, workspace: "shop", query: query)
         scan.spools = true
         scan.spoolMemoryLimit = memoryLimit

@@ -1,0 +1,157 @@
+import Dispatch
+import GronaMock
+import GronaMockJSON
+import GronaMockPlatform
+import GronaMockTestSupport
+import Testing
+
+@testable import GronaMock
+
+/// The next violations page, checked while the client reads the last (`ViolationPagesAhead`): served only for
+/// exactly its query, never once what the check reads has changed, and never more than a few pages held.
+@Suite("Violations pages made ahead")
+struct ViolationPagesAheadTests {
+    static func report(_ checkedEvents: Int) -> ViolationReport {
+        ViolationReport(
+            workspaceKey: "shop", violations: [], counts: [:], checkedEvents: checkedEvents, next: nil, rowsRead: 0)
+    }
+
+    static func key(_ workspace: String = "shop", limit: Int = 7, skip: Int = 0) -> ViolationPagesAhead.Key {
+        var query = ViolationQuery()
+        query.limit = limit
+        query.cursor = ViolationCursor(
+            throughSequence: 100, position: EventScanPosition(installID: "i-1", visitID: "v-1", sequence: 4),
+            skip: skip)
+        return ViolationPagesAhead.Key(workspace: workspace, query: query)
+    }
+
+    @Test("a page made ahead is taken once, and only by exactly its query")
+    func takenOnceByItsQuery() {
+        let ahead = ViolationPagesAhead()
+        ahead.prepare(Self.key()) { Self.report(42) }
+        #expect(ahead.take(Self.key(limit: 8)) == nil)
+        #expect(ahead.take(Self.key(skip: 1)) == nil)
+        #expect(ahead.take(Self.key("other")) == nil)
+        #expect(ahead.take(Self.key())?.checkedEvents == 42)
+        #expect(ahead.take(Self.key()) == nil)
+        #expect(ahead.count == 0)
+    }
+
+    @Test("a change to its workspace while a page is being made throws the page away; another's does not")
+    func changeWhileMaking() {
+        let ahead = ViolationPagesAhead()
+        let release = DispatchSemaphore(value: 0)
+        ahead.prepare(Self.key()) {
+            release.wait()
+            return Self.report(1)
+        }
+        ahead.prepare(Self.key("other")) {
+            release.wait()
+            return Self.report(2)
+        }
+        ahead.invalidate(workspace: "shop")
+        release.signal()
+        release.signal()
+        #expect(ahead.take(Self.key()) == nil)
+        #expect(ahead.take(Self.key("other"))?.checkedEvents == 2)
+    }
+
+    @Test("a made page is dropped by a change to its workspace, or by any when the change names none")
+    func changeAfterMade() {
+        let ahead = ViolationPagesAhead()
+        ahead.prepare(Self.key()) { Self.report(1) }
+        ahead.prepare(Self.key("other")) { Self.report(2) }
+        #expect(eventually { ahead.take(Self.key("none")) == nil && ahead.readyCount == 2 })
+        ahead.invalidate(workspace: "shop")
+        #expect(ahead.take(Self.key()) == nil)
+        ahead.invalidate(workspace: nil)
+        #expect(ahead.take(Self.key("other")) == nil)
+        #expect(ahead.count == 0)
+    }
+
+    @Test("at most `capacity` pages are held, a failed check is not kept, and an expired page is not served")
+    func bounded() {
+        let ahead = ViolationPagesAhead(capacity: 2)
+        for skip in 0..<5 { ahead.prepare(Self.key(skip: skip)) { Self.report(skip) } }
+        #expect(ahead.count == 2)
+        #expect(ahead.take(Self.key(skip: 2)) == nil)
+        #expect(ahead.take(Self.key(skip: 0))?.checkedEvents == 0)
+
+        struct Failed: Error {}
+        let failing = ViolationPagesAhead()
+        failing.prepare(Self.key()) { throw Failed() }
+        #expect(failing.take(Self.key()) == nil)
+        #expect(failing.count == 0)
+
+        // Every page is past a lifetime below zero as soon as it is made.
+        let expiring = ViolationPagesAhead(lifetime: .nanoseconds(-1))
+        expiring.prepare(Self.key()) { Self.report(1) }
+        #expect(expiring.take(Self.key()) == nil)
+        #expect(expiring.count == 0)
+    }
+
+    /// A workspace where every visit repeats an event: one violation a visit.
+    static func denseStream(visits: Int) -> ViolationStream {
+        let banner = ViolationUnits.install(banner: true)
+        var stream = ViolationStream()
+        for index in 0..<visits {
+            stream.add("eligible", install: banner, visit: "v-\(index)")
+            stream.add("eligible", install: banner, visit: "v-\(index)")
+        }
+        return stream
+    }
+
+    /// Follows every page of `limit` through the server; the violations in page order, and the pages.
+    static func follow(_ port: Int, limit: Int, stopAfter: Int = .max) throws -> (
+        violations: [JSONValue], cursors: [String]
+    ) {
+        var violations: [JSONValue] = []
+        var cursors: [String] = []
+        var cursor: String?
+        repeat {
+            var target = "/_mock/events/violations?workspace=shop&limit=\(limit)"
+            if let cursor { target += "&cursor=\(cursor)" }
+            let (status, body) = try EventsAPI.json(port, target)
+            #expect(status == 200, "\(body)")
+            violations += body["violations"]?.arrayValue ?? []
+            cursor = body["nextCursor"]?.stringValue
+            if let cursor { cursors.append(cursor) }
+        } while cursor != nil && cursors.count < stopAfter
+        return (violations, cursors)
+    }
+
+    @Test("following the pages of a dense workspace: the pages made ahead are served, and add up to the unpaged answer")
+    func followingPages() throws {
+        let fixture = try MockFixture.standard()
+        try fixture.withServer { server in
+            try ViolationsEndpointTests.send(Self.denseStream(visits: 120), port: server.port)
+            let (paged, cursors) = try Self.follow(server.port, limit: 7)
+            #expect(cursors.count == 17)
+            // The first page asks with no cursor, so nothing is made ahead for the second; every later one is.
+            #expect(server.engine.pagesAhead.taken.load(ordering: .relaxed) == 16)
+            let (_, unpaged) = try ViolationsEndpointTests.violations(server.port)
+            let all = unpaged["violations"]?.arrayValue ?? []
+            #expect(all.count == 120)
+            let key = { (violation: JSONValue) in violation["events"]?[0]?.int64Value ?? -1 }
+            #expect(paged.sorted { key($0) < key($1) } == all)
+        }
+    }
+
+    @Test("events deleted between two pages: the next page is checked again, not served from before the delete")
+    func deletedBetweenPages() throws {
+        let fixture = try MockFixture.standard()
+        try fixture.withServer { server in
+            try ViolationsEndpointTests.send(Self.denseStream(visits: 60), port: server.port)
+            // The first page, then the second with its cursor: the third is made ahead from here.
+            let (_, cursors) = try Self.follow(server.port, limit: 7, stopAfter: 2)
+            #expect(eventually { server.engine.pagesAhead.readyCount == 1 })
+            let deleted = try fetch(server.port, Control.request("DELETE", "/_mock/events?workspace=shop"))
+            #expect(deleted.status == 200)
+            let (status, body) = try EventsAPI.json(
+                server.port, "/_mock/events/violations?workspace=shop&limit=7&cursor=\(cursors[1])")
+            #expect(status == 200)
+            #expect(body["violations"] == [])
+            #expect(server.engine.pagesAhead.taken.load(ordering: .relaxed) == 0)
+        }
+    }
+}
