@@ -174,10 +174,14 @@ public struct Router: Sendable {
 
     public func match(_ method: HTTPMethod, path: Substring) -> Match {
         var allowed: [HTTPMethod] = []
-        for route in routes {
-            guard Self.fits(route.segments, path), let parameters = Self.parameters(route.segments, path) else {
-                continue
-            }
+        let count = PathParts.count(in: path)
+        // By index, and by segment count first: a copy of each route was four references retained and
+        // released, times every route, on every request.
+        for index in routes.indices where routes[index].segments.count == count {
+            guard Self.fits(routes[index].segments, path),
+                let parameters = Self.parameters(routes[index].segments, path)
+            else { continue }
+            let route = routes[index]
             if route.method == method || (method == .head && route.method == .get) {
                 return .route(
                     handler: route.served, parameters: parameters, bodyLimit: route.bodyLimit, pattern: route.pattern)
@@ -214,6 +218,13 @@ public struct Router: Sendable {
         init(_ path: Substring) {
             self.path = path
             start = path.utf8.firstIndex(of: UInt8(ascii: "/")).map { path.utf8.index(after: $0) }
+        }
+
+        /// How many parts `next` returns: one more than the slashes after the first, none without a slash.
+        static func count(in path: Substring) -> Int {
+            var slashes = 0
+            for byte in path.utf8 where byte == UInt8(ascii: "/") { slashes += 1 }
+            return slashes
         }
 
         mutating func next() -> Substring? {
