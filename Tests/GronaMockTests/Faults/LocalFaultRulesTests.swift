@@ -9,7 +9,7 @@ struct LocalFaultRulesTests {
     private func rule(workspace: String? = nil) throws -> FaultRule {
         let scope = workspace.map { #", "workspace": "\#($0)""# } ?? ""
         return try FaultRule.parse(
-            JSONParser().parse(#"{"endpoint": "config", "kind": "status", "status": 503\#(scope)}"#))
+            JSONParser().parse(#"{"endpoint": "config", "kind": "status", "status": 503, "count": 1\#(scope)}"#))
     }
 
     @Test("mayHaveRules follows the list through add, remove and clear")
