@@ -69,12 +69,13 @@ extension Connection {
     }
 
     private func startRequest(_ head: HTTPRequestHead) throws(HTTPParseError) {
-        let match = loop.context.router.match(head.method, path: head.path)
+        let path = head.path
+        let match = loop.context.router.match(head.method, path: path)
         let sequence = nextSequence
         nextSequence += 1
         let record = RequestInFlight(
             isHead: head.method == .head, keepAlive: head.keepAlive, http10: head.version == .http10,
-            method: head.method, path: head.path, route: match.pattern,
+            method: head.method, path: path, route: match.pattern,
             started: configuration.accessLog || loop.context.observer != nil ? MonotonicClock.now() : 0)
         // A client that sent its body along with the head is not waiting for `100 Continue`.
         let expectsContinue = head.expectsContinue && head.framing != .none && parser.bufferedByteCount == 0
@@ -97,9 +98,9 @@ extension Connection {
     /// Hands a request read whole to its handler.
     func dispatch(_ request: RequestAwaitingBody, body: [UInt8]) {
         let sequence = request.sequence
-        inFlight[sequence] = request.record
         switch request.match {
         case .failure(let error):
+            inFlight[sequence] = request.record
             complete(sequence, error.response)
         case .route(let handler, let parameters, _, _):
             let httpRequest = HTTPRequest(
@@ -108,7 +109,9 @@ extension Connection {
             let responder = HTTPResponder(
                 deliver: { [loop] response in loop.execute { box.value.complete(sequence, response) } },
                 held: { [loop] in loop.execute { box.value.holdDeclared() } })
-            inFlight[sequence]?.responder = responder
+            var record = request.record
+            record.responder = responder
+            inFlight[sequence] = record
             handler(httpRequest, responder)
             if let response = responder.finishDispatch() { complete(sequence, response) }
         }

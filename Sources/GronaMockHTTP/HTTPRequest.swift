@@ -50,14 +50,33 @@ extension HTTPRequest {
     /// Values that middleware attaches to one request for the handlers behind it, keyed by their type: a
     /// middleware declares a type of its own and sets `request.attachments[Its.self]`, and a handler reads it
     /// back, typed. The core never reads them; a type owned by one module cannot collide with another's.
+    ///
+    /// A short list rather than a dictionary, and inlinable so that each reader is specialised to its type: a
+    /// request carries none or two, and is asked for them on every request to a Grona endpoint, where the
+    /// dictionary's hashing and an unspecialised cast were a measurable share of the request.
     public struct Attachments: Sendable {
-        private var values: [ObjectIdentifier: any Sendable] = [:]
+        @usableFromInline var values: [(key: ObjectIdentifier, value: any Sendable)] = []
 
         public init() {}
 
+        @inlinable
         public subscript<Value: Sendable>(_ type: Value.Type) -> Value? {
-            get { values[ObjectIdentifier(type)] as? Value }
-            set { values[ObjectIdentifier(type)] = newValue }
+            get {
+                guard !values.isEmpty else { return nil }
+                let key = ObjectIdentifier(type)
+                for entry in values where entry.key == key { return entry.value as? Value }
+                return nil
+            }
+            set {
+                let key = ObjectIdentifier(type)
+                let index = values.firstIndex { $0.key == key }
+                switch (index, newValue) {
+                case (let index?, let value?): values[index].value = value
+                case (let index?, nil): values.remove(at: index)
+                case (nil, let value?): values.append((key, value))
+                case (nil, nil): break
+                }
+            }
         }
     }
 }

@@ -23,9 +23,13 @@ package enum HeadParser {
     private static func parseRequestLine(
         _ line: ArraySlice<UInt8>
     ) throws(HTTPParseError) -> (HTTPMethod, String, HTTPVersion) {
-        let parts = line.split(separator: 0x20, maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3 else { throw .badRequest("the request line is not METHOD SP TARGET SP VERSION") }
-        let (methodBytes, targetBytes, versionBytes) = (parts[0], parts[1], parts[2])
+        // Split at the first two spaces, as `split(maxSplits: 2)` would, without an array per request.
+        guard let firstSpace = line.firstIndex(of: 0x20),
+            let secondSpace = line[(firstSpace + 1)...].firstIndex(of: 0x20)
+        else { throw .badRequest("the request line is not METHOD SP TARGET SP VERSION") }
+        let methodBytes = line[line.startIndex..<firstSpace]
+        let targetBytes = line[(firstSpace + 1)..<secondSpace]
+        let versionBytes = line[(secondSpace + 1)...]
 
         guard !methodBytes.isEmpty, methodBytes.allSatisfy(isTokenByte) else {
             throw .badRequest("the method is not a token")
@@ -42,16 +46,16 @@ package enum HeadParser {
     }
 
     private static func parseVersion(_ bytes: ArraySlice<UInt8>) throws(HTTPParseError) -> HTTPVersion {
-        let text = Array(bytes)
-        guard text.count == 8, text.starts(with: Array("HTTP/".utf8)), isDigit(text[5]), text[6] == 0x2E,
-            isDigit(text[7])
+        let start = bytes.startIndex
+        guard bytes.count == 8, bytes.starts(with: "HTTP/".utf8), isDigit(bytes[start + 5]), bytes[start + 6] == 0x2E,
+            isDigit(bytes[start + 7])
         else {
             throw .badRequest("the HTTP version is not HTTP/DIGIT.DIGIT")
         }
-        switch (text[5], text[7]) {
+        switch (bytes[start + 5], bytes[start + 7]) {
         case (0x31, 0x31): return .http11
         case (0x31, 0x30): return .http10
-        default: throw .versionNotSupported(String(decoding: text, as: UTF8.self))
+        default: throw .versionNotSupported(String(decoding: bytes, as: UTF8.self))
         }
     }
 
@@ -83,14 +87,26 @@ package enum HeadParser {
     private static func validate(
         method: HTTPMethod, target: String, version: HTTPVersion, headers: HTTPHeaders
     ) throws(HTTPParseError) -> HTTPRequestHead {
-        let hosts = headers.values("Host")
-        if hosts.count > 1 { throw .badRequest("more than one Host field") }
-        if version == .http11 && hosts.isEmpty { throw .badRequest("an HTTP/1.1 request without a Host field") }
-        if let host = hosts.first, !host.utf8.allSatisfy(isHostByte) { throw .badRequest("an invalid Host field") }
+        // One look at each field's name, so that the fields a request rarely has (most carry Host alone) cost
+        // no lookups and no lists.
+        var hosts = 0
+        var host: String?
+        var present = FieldsPresent()
+        for field in headers {
+            if HTTPHeaders.namesMatch(field.name, "Host") {
+                hosts += 1
+                host = host ?? field.value
+            } else {
+                present.note(field.name)
+            }
+        }
+        if hosts > 1 { throw .badRequest("more than one Host field") }
+        if version == .http11 && hosts == 0 { throw .badRequest("an HTTP/1.1 request without a Host field") }
+        if let host, !host.utf8.allSatisfy(isHostByte) { throw .badRequest("an invalid Host field") }
 
-        let framing = try bodyFraming(version: version, headers: headers)
+        let framing = present.framing ? try bodyFraming(version: version, headers: headers) : .none
 
-        let connection = headers.tokens("Connection")
+        let connection = present.connection ? headers.tokens("Connection") : []
         let keepAlive: Bool =
             switch version {
             case .http11: !connection.contains("close")
@@ -98,7 +114,7 @@ package enum HeadParser {
             }
 
         var expectsContinue = false
-        for expectation in headers.tokens("Expect") {
+        for expectation in present.expect ? headers.tokens("Expect") : [] {
             guard expectation == "100-continue" else { throw .expectationFailed(String(expectation.prefix(40))) }
             // RFC 9110 §10.1.1: a 100-continue expectation in an HTTP/1.0 request is ignored.
             expectsContinue = version == .http11
@@ -149,6 +165,25 @@ package enum HeadParser {
             length = value
         }
         return length.map { $0 == 0 ? .none : .contentLength($0) } ?? .none
+    }
+
+    /// Which of the fields that change how a request is read it has, besides Host.
+    private struct FieldsPresent {
+        var connection = false
+        var expect = false
+        /// Transfer-Encoding or Content-Length.
+        var framing = false
+
+        mutating func note(_ name: String) {
+            // Each name is compared only when its length fits: most fields are none of these.
+            switch name.utf8.count {
+            case 6: expect = expect || HTTPHeaders.namesMatch(name, "Expect")
+            case 10: connection = connection || HTTPHeaders.namesMatch(name, "Connection")
+            case 14: framing = framing || HTTPHeaders.namesMatch(name, "Content-Length")
+            case 17: framing = framing || HTTPHeaders.namesMatch(name, "Transfer-Encoding")
+            default: break
+            }
+        }
     }
 
     // MARK: - Character classes

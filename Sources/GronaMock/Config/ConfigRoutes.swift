@@ -49,17 +49,22 @@ enum ConfigRoutes {
         request.traffic?.note(.configuration(revision: configuration.revision, tampered: fault != nil))
         let gzip = ContentNegotiation.acceptsGzip(request.headers)
         let etag = gzip ? configuration.gzipETag : configuration.etag
-        var headers: HTTPHeaders = [
-            "ETag": etag, "Cache-Control": "max-age=\(maxAge)", "Vary": "Accept-Encoding",
-        ]
         let notModified = ContentNegotiation.noneMatchHits(request.headers, etag: etag)
         events.publish(
             .configurationServed(
                 ServedConfiguration(
                     workspace: entry.workspace.key, revision: configuration.revision, etag: etag,
                     encoding: gzip ? .gzip : .identity, notModified: notModified, tampered: fault != nil)))
-        if notModified { return HTTPResponse(status: .notModified, headers: headers) }
-        headers.add("Content-Type", "application/jose+json")
+        let cacheControl = "max-age=\(maxAge)"
+        if notModified {
+            return HTTPResponse(
+                status: .notModified,
+                headers: ["ETag": etag, "Cache-Control": cacheControl, "Vary": "Accept-Encoding"])
+        }
+        var headers: HTTPHeaders = [
+            "ETag": etag, "Cache-Control": cacheControl, "Vary": "Accept-Encoding",
+            "Content-Type": "application/jose+json",
+        ]
         if gzip { headers.add("Content-Encoding", "gzip") }
         return HTTPResponse(status: .ok, headers: headers, body: gzip ? configuration.gzipped : configuration.document)
     }

@@ -11,8 +11,8 @@ package protocol FaultRuleStore: Sendable {
     /// True when `take` may wait on a database: the fault middleware then runs the request off the event
     /// loop, and only while `mayHaveRules`.
     var takesRemotely: Bool { get }
-    /// False when there is surely no rule, so that a request needs no round trip (`takesRemotely` stores
-    /// keep it from notifications; in memory it is simply true).
+    /// False when there is surely no rule, so that a request needs no round trip and no way through the rules
+    /// at all (`takesRemotely` stores keep it from notifications; in memory it follows the list).
     var mayHaveRules: Bool { get }
 
     func take(_ endpoint: FaultEngine.Endpoint, workspace: String?, claimed: Bool) throws(StorageError) -> FaultAction?
@@ -34,11 +34,14 @@ package final class LocalFaultRules: FaultRuleStore {
     }
 
     private let state = Mutex(State())
+    /// How many rules the list holds, stored under the lock after each change: read without it, on every
+    /// request to a Grona endpoint.
+    private let ruleCount = Atomic<Int>(0)
 
     package init() {}
 
     package var takesRemotely: Bool { false }
-    package var mayHaveRules: Bool { true }
+    package var mayHaveRules: Bool { ruleCount.load(ordering: .acquiring) > 0 }
 
     package func take(
         _ endpoint: FaultEngine.Endpoint, workspace: String?, claimed: Bool
@@ -52,6 +55,7 @@ package final class LocalFaultRules: FaultRuleStore {
             rule.id = "fault-\(state.nextID)"
             state.nextID += 1
             state.rules.append(rule)
+            ruleCount.store(state.rules.count, ordering: .releasing)
             return rule.listing
         }
     }
@@ -68,6 +72,7 @@ package final class LocalFaultRules: FaultRuleStore {
         state.withLock { state in
             guard let index = state.rules.firstIndex(where: { $0.id == id }) else { return false }
             state.rules.remove(at: index)
+            ruleCount.store(state.rules.count, ordering: .releasing)
             return true
         }
     }
@@ -80,6 +85,7 @@ package final class LocalFaultRules: FaultRuleStore {
             } else {
                 state.rules.removeAll()
             }
+            ruleCount.store(state.rules.count, ordering: .releasing)
             return count - state.rules.count
         }
     }
