@@ -20,8 +20,9 @@ enum PrefetchingScan {
     static let chunkSize = 128
     static let firstChunkSize = 16
     static let depth = 1
-    /// The chunks queued, and the one the reader fills while it waits for room.
-    static let maxReadAhead = (depth + 1) * chunkSize
+    /// The chunks queued, the one the reader fills while it waits for room, and the rest of the one the caller
+    /// stopped in: what a scan may read and never hand over.
+    static let maxReadAhead = (depth + 2) * chunkSize
 
     /// Hands `body` the rows of `scan` until it answers false; returns how many rows the storage read, those
     /// read ahead and never handed over included (the work done, which tests bound).
