@@ -31,14 +31,17 @@ package final class TLSClientContext: @unchecked Sendable {
     /// `caFile` nil: the system's default verify paths (`SSL_CTX_set_default_verify_paths`: OpenSSL's
     /// directory, or `SSL_CERT_FILE` / `SSL_CERT_DIR`). Otherwise that file's certificates alone; it is read by
     /// `FileSystem.read` (regular files only, size-capped) and parsed from memory.
-    package init(caFile: String?) throws(CAFileError) {
+    ///
+    /// `versions` narrows what is offered to one version, for the tests that run a load over each.
+    package init(caFile: String?, versions: ProtocolVersions = .tls12And13) throws(CAFileError) {
         ERR_clear_error()
         guard let context = SSL_CTX_new(TLS_client_method()) else {
             throw CAFileError(code: .invalid, message: TLSError.openSSL("creating a TLS client context").description)
         }
         pointer = context
-        SSL_CTX_ctrl(context, SSL_CTRL_SET_MIN_PROTO_VERSION, Int(TLS1_2_VERSION), nil)
-        SSL_CTX_ctrl(context, SSL_CTRL_SET_MAX_PROTO_VERSION, Int(TLS1_3_VERSION), nil)
+        let range = versions.range
+        SSL_CTX_ctrl(context, SSL_CTRL_SET_MIN_PROTO_VERSION, Int(range.lowerBound), nil)
+        SSL_CTX_ctrl(context, SSL_CTRL_SET_MAX_PROTO_VERSION, Int(range.upperBound), nil)
         // A blocked write is offered again from the request's first unsent byte, whose address may move.
         SSL_CTX_ctrl(
             context, SSL_CTRL_MODE, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER), nil)
@@ -54,6 +57,19 @@ package final class TLSClientContext: @unchecked Sendable {
     }
 
     deinit { SSL_CTX_free(pointer) }
+
+    /// The TLS versions a client offers: TLS 1.2 (RFC 5246) and 1.3 (RFC 8446), or one of them alone.
+    package enum ProtocolVersions: Sendable {
+        case tls12And13, onlyTLS12, onlyTLS13
+
+        var range: ClosedRange<Int32> {
+            switch self {
+            case .tls12And13: Int32(TLS1_2_VERSION)...Int32(TLS1_3_VERSION)
+            case .onlyTLS12: Int32(TLS1_2_VERSION)...Int32(TLS1_2_VERSION)
+            case .onlyTLS13: Int32(TLS1_3_VERSION)...Int32(TLS1_3_VERSION)
+            }
+        }
+    }
 
     /// A session on the connecting socket `fd`, with SNI and the expected name set for `host`.
     package func session(fd: Int32, host: String) throws(TLSError) -> TLSClientConnection {

@@ -30,6 +30,23 @@ import Testing
         #expect(verification.passed, "\(verification)")
     }
 
+    /// Each version alone, as a staging balancer that speaks only one would: the handshakes differ (TLS 1.3
+    /// sends its session tickets after the handshake, in records the client reads with its first answers).
+    @Test(arguments: [TLSClientContext.ProtocolVersions.onlyTLS12, .onlyTLS13])
+    func aRunOverEachTLSVersionPassesAndVerifies(_ versions: TLSClientContext.ProtocolVersions) throws {
+        let fixture = try HTTPSFixture()
+        defer { fixture.stop() }
+        var settings = try fixture.settings(tag: "tls-\(versions)", caFile: fixture.caFile)
+        settings.tls = try TLSClientContext(caFile: fixture.caFile, versions: versions)
+        let result = try FleetRunner(settings: settings).run()
+        let verification = try RunVerifier(settings: settings, result: result).verify()
+        #expect(result.statistics.eventsLogged > 0)
+        #expect(result.statistics.eventsAcknowledged == result.statistics.eventsLogged)
+        #expect(result.statistics.http.failures.isEmpty, "\(result.statistics.http.failures)")
+        #expect(verification.lost == 0)
+        #expect(verification.passed, "\(verification)")
+    }
+
     @Test func withoutTheCATheSystemStoreRefusesTheServer() throws {
         let fixture = try HTTPSFixture()
         defer { fixture.stop() }
