@@ -47,13 +47,12 @@ extension PostgresRuntime {
 
     /// On a tick (or after a reconnect), when a notification of stored events may have been missed: wakes
     /// the long-polls if events were stored since the last tick, and only then, so that waiters do not read
-    /// the store twice a second for nothing. `max(seq)` is one step down the primary key.
+    /// the store twice a second for nothing. The settled sequence (`ArrivalOrder`) grows when any group
+    /// commits, also one that committed after a group with later sequences (`max(seq)` would not).
     func wakeIfEventsStored(_ replica: RuntimeReplica) {
         do {
             let newest = try Self.run { () throws(PostgresError) in
-                try pool.withReader { connection throws(PostgresError) in
-                    try connection.query("SELECT coalesce(max(seq), 0) FROM events").int64(0, 0)
-                }
+                try pool.withReader { connection throws(PostgresError) in try ArrivalOrder.settled(connection) }
             }
             let grew = followed.withLock { followed in
                 defer { followed.lastEventSequence = max(followed.lastEventSequence, newest) }

@@ -17,7 +17,10 @@ import GronaMock
 /// the whole group is rolled back (nothing of it was acknowledged) and written again `.skippingStored`,
 /// which names every duplicate exactly as before. Duplicates inside the group never reach the server: the
 /// writer sets them aside first (`EventRun`). Across instances the unique index decides as before: an
-/// instance copying a key another is committing waits for it, then fails over to `.skippingStored`.
+/// instance copying a key another is committing waits for it, then fails over to `.skippingStored`. Since
+/// groups of several instances copy side by side (`ArrivalOrder`), two copying the same new keys in crossing
+/// orders can each wait on the other; PostgreSQL fails one (deadlock_detected), which fails over the same way,
+/// and `.skippingStored` runs alone, so it cannot deadlock.
 enum EventWriteMethod {
     /// `COPY … FROM STDIN (FORMAT binary)` straight into `events`; fails on a stored duplicate.
     case copy

@@ -1,22 +1,33 @@
 import GronaMock
 
-/// The reads: every one on a reading connection, paged by sequence, bounded by the page's limit.
+/// The reads: every one on a reading connection, paged by sequence, bounded by the page's limit. What pages
+/// by the events' sequence keeps to settled sequences (`ArrivalOrder`), so a cursor never passes an event
+/// still to commit.
 extension PostgresStorage {
     public func lastSequence() throws(StorageError) -> Int64 {
-        try read("SELECT coalesce(max(seq), 0) FROM events", PostgresBinds()) { $0.int64($1, 0) }.first ?? 0
+        let last = try readSettled { settled in
+            var binds = PostgresBinds()
+            return ("SELECT coalesce(max(seq), 0) FROM events WHERE seq <= " + binds.placeholder(settled), binds)
+        } row: { result, row in
+            result.int64(row, 0)
+        }
+        return last.first ?? 0
     }
 
     public func events(matching filter: EventFilter, page: EventPage) throws(StorageError) -> StoredPage<StoredEventRow>
     {
-        var binds = PostgresBinds()
-        var conditions = filter.postgresConditions(&binds)
-        page.postgresCondition(into: &conditions, &binds)
-        let sql = """
-            SELECT seq, workspace_key, install_id, received_at, corrected_timestamp, json FROM events\
-            \(Self.whereClause(conditions)) ORDER BY seq \(page.newestFirst ? "DESC" : "ASC") \
-            LIMIT \(binds.placeholder(page.postgresLimit))
-            """
-        let rows = try read(sql, binds) { result, row in
+        let rows = try readSettled { settled in
+            var binds = PostgresBinds()
+            var conditions = filter.postgresConditions(&binds)
+            page.postgresCondition(into: &conditions, &binds)
+            conditions.append("seq <= " + binds.placeholder(settled))
+            let sql = """
+                SELECT seq, workspace_key, install_id, received_at, corrected_timestamp, json FROM events\
+                \(Self.whereClause(conditions)) ORDER BY seq \(page.newestFirst ? "DESC" : "ASC") \
+                LIMIT \(binds.placeholder(page.postgresLimit))
+                """
+            return (sql, binds)
+        } row: { result, row in
             StoredEventRow(
                 sequence: result.int64(row, 0), workspaceKey: result.text(row, 1) ?? "",
                 installID: result.text(row, 2) ?? "", receivedAt: result.int64(row, 3),
@@ -107,6 +118,20 @@ extension PostgresStorage {
     ) throws(StorageError) -> [Row] {
         try run { () throws(PostgresError) in
             try pool.withReader { connection throws(PostgresError) in
+                let result = try connection.query(sql, binds)
+                return (0..<result.rowCount).map { row(result, $0) }
+            }
+        }
+    }
+
+    /// Settles (`ArrivalOrder.settled`), then runs the query `build` makes with the settled sequence, in a
+    /// later statement (so a later snapshot), on the same reading connection.
+    private func readSettled<Row>(
+        _ build: (Int64) -> (String, PostgresBinds), row: (PostgresResult, Int) -> Row
+    ) throws(StorageError) -> [Row] {
+        try run { () throws(PostgresError) in
+            try pool.withReader { connection throws(PostgresError) in
+                let (sql, binds) = build(try ArrivalOrder.settled(connection))
                 let result = try connection.query(sql, binds)
                 return (0..<result.rowCount).map { row(result, $0) }
             }

@@ -53,16 +53,10 @@ public final class PostgresStorage: GronaStorage {
 
     // MARK: - Writing
 
-    /// The advisory lock every group commit that stores events takes (ASCII "grona-sq"). A sequence hands
-    /// out numbers when rows are inserted, not when they commit: without it, an instance could commit seq
-    /// 100 after another committed 101, and a reader that already paged past 101 would never see 100.
-    /// Held to the end of the transaction, it makes sequence order commit order across instances, as the
-    /// one writer makes it within one.
-    static let arrivalLock: Int64 = 0x6772_6F6E_612D_7371
-
-    /// One transaction per group; its events are copied, and a group that meets a stored duplicate is
-    /// rolled back and written again skipping it (`EventWriteMethod`): only the committed transaction's
-    /// outcomes are returned, so nothing is acknowledged before its commit.
+    /// One transaction per group; its events are copied, and a group that meets a stored duplicate (or a
+    /// deadlock with another instance copying the same ids in another order) is rolled back and written
+    /// again skipping what is stored, alone (`EventWriteMethod`, `ArrivalOrder`): only the committed
+    /// transaction's outcomes are returned, so nothing is acknowledged before its commit.
     public func commit(_ changes: [StorageChange]) throws(StorageError) -> [StorageChangeOutcome] {
         try run { () throws(PostgresError) in
             try pool.withWriter { connection throws(PostgresError) in
@@ -71,7 +65,9 @@ public final class PostgresStorage: GronaStorage {
                         try Self.apply(changes, connection, by: .copy)
                     }
                 } catch {
-                    guard error.sqlState == Self.uniqueViolation, !error.connectionLost else { throw error }
+                    guard Self.retriedSkippingStored.contains(error.sqlState ?? ""), !error.connectionLost else {
+                        throw error
+                    }
                     return try connection.transaction { () throws(PostgresError) in
                         try Self.apply(changes, connection, by: .skippingStored)
                     }
@@ -80,11 +76,16 @@ public final class PostgresStorage: GronaStorage {
         }
     }
 
+    /// What sends a copied group to `.skippingStored`: a stored duplicate (unique_violation), or two
+    /// instances copying the same new ids in crossing orders, each waiting on the other's row
+    /// (deadlock_detected, which PostgreSQL resolves by failing one of them after `deadlock_timeout`).
+    static let retriedSkippingStored: Set<String> = [uniqueViolation, "40P01"]
+
     /// Applies the changes in order; consecutive batches are written together, as one run of inserts.
     private static func apply(
         _ changes: [StorageChange], _ connection: PostgresConnection, by method: EventWriteMethod
     ) throws(PostgresError) -> [StorageChangeOutcome] {
-        try lockAndNotify(changes, connection)
+        try ArrivalOrder.enter(changes, connection, by: method)
         var outcomes: [StorageChangeOutcome] = []
         outcomes.reserveCapacity(changes.count)
         var pending: [EventBatch] = []
@@ -113,30 +114,6 @@ public final class PostgresStorage: GronaStorage {
         }
         try flush()
         return outcomes
-    }
-
-    /// Takes the arrival lock and tells the other instances' long-polls which workspaces get events
-    /// (`PostgresRuntime.Channel.events`), in one round trip, before the rows. PostgreSQL sends a
-    /// notification at COMMIT, once the events can be read, and never for a group rolled back, wherever it
-    /// comes in the transaction; sent first, it leaves one round trip fewer in the time the lock is held,
-    /// during which every other instance's group waits (issue 32).
-    private static func lockAndNotify(_ changes: [StorageChange], _ connection: PostgresConnection)
-        throws(PostgresError)
-    {
-        var workspaces: Set<String> = []
-        for change in changes {
-            if case .batch(let batch) = change { workspaces.insert(batch.workspaceKey) }
-        }
-        guard !workspaces.isEmpty else { return }
-        // Workspace keys are short and plain ([a-z0-9-]); a payload past PostgreSQL's 8000 bytes says "all".
-        let listed = workspaces.sorted().joined(separator: ",")
-        var binds = PostgresBinds()
-        binds.append(arrivalLock)
-        binds.append(listed.utf8.count < 7_000 ? listed : "*")
-        try connection.run(
-            prepared: "arrival_lock_notify",
-            "SELECT pg_advisory_xact_lock($1), "
-                + "pg_notify('\(PostgresRuntime.Channel.events.rawValue)', convert_from($2, 'UTF8'))", binds)
     }
 
     /// PostgreSQL has no write-ahead log to copy back by hand: its checkpointer and autovacuum do the upkeep.
