@@ -28,12 +28,6 @@ extension GronaMockEngine {
         )
         let pagesAhead = listeners.pagesAhead
         events.listen { event in
-            // What the violations check reads besides the rows: a page made ahead before it changed is not served.
-            switch event {
-            case .workspaceChanged, .eventsDeleted, .grantsIssued: pagesAhead.invalidate(workspace: event.workspaceKey)
-            case .clockChanged: pagesAhead.invalidate(workspace: nil)
-            case .eventsStored, .configurationServed, .faultFired, .requestAnswered: break
-            }
             switch event {
             case .workspaceChanged(let change):
                 kills.record(change)
@@ -56,6 +50,15 @@ extension GronaMockEngine {
                 metrics.add(.faultsFired)
             case .clockChanged, .requestAnswered:
                 break
+            }
+            // What the violations check reads besides the rows, now that the kill log and the grant log hold the
+            // change: a page made ahead before it is dropped, and one being made is thrown away when it ends, so a
+            // page started after this reads the new state (invalidating first left a window for one that read the
+            // old state to be kept).
+            switch event {
+            case .workspaceChanged, .eventsDeleted, .grantsIssued: pagesAhead.invalidate(workspace: event.workspaceKey)
+            case .clockChanged: pagesAhead.invalidate(workspace: nil)
+            case .eventsStored, .configurationServed, .faultFired, .requestAnswered: break
             }
         }
     }

@@ -35,13 +35,19 @@ extension GronaMockEngine {
         let storeReference = WeakLate<EventStore>()
         let waiters = EventWaiters { storeReference.value }
         let feed = LiveFeed(capacity: configuration.live.feedCapacity, byteCapacity: configuration.live.feedBytes)
-        let pagesAhead = ViolationPagesAhead()
+        // Alone only: another instance's deletes reach this one by no notification, so a page made ahead here
+        // could outlive the events it names (and a balancer sends the next page anywhere).
+        let pagesAhead = ViolationPagesAhead(
+            capacity: shared is LocalRuntime ? ViolationPagesAhead.standardCapacity : 0)
         listen(
             on: events,
             Listeners(
                 kills: kills, waiters: waiters, feed: feed, metrics: metrics, grants: grants, shared: shared,
                 pagesAhead: pagesAhead))
-        grants.onClear { shared.publish(grantsCleared: $0) }
+        grants.onClear { workspace in
+            shared.publish(grantsCleared: workspace)
+            pagesAhead.invalidate(workspace: workspace)
+        }
         registry.loadDirectory()
         let store = EventStore(
             storage: storage, maxEvents: configuration.maxEvents, logger: logger, metrics: metrics,

@@ -166,6 +166,9 @@ final class EventWriter: Sendable {
                 logger.warning("could not drop the oldest events past --max-events", [("error", "\(error)")])
             }
         }
+        // Before the answers, unlike the writes': a client told its events are deleted must find nothing that
+        // was derived from them (a violations page made ahead), and deletes are rare.
+        for workspace in deleted { publish(.eventsDeleted(workspace: workspace)) }
         for (index, job) in group.enumerated() {
             let outcome = outcomes.map { $0[index] }
             switch job {
@@ -189,7 +192,6 @@ final class EventWriter: Sendable {
         if !written.isEmpty {
             publish(.eventsStored(StoredEvents(batches: written.map { StoredEvents.Batch(batch: $0.0, result: $0.1) })))
         }
-        for workspace in deleted { publish(.eventsDeleted(workspace: workspace)) }
         // After the answers, after every commit: under steady load the writer is never idle, and upkeep kept for
         // an idle moment left the write-ahead log to the commits' own checkpoints (SQLiteStorage).
         if (try? outcomes.get()) != nil {

@@ -13,8 +13,11 @@ import GronaMockPlatform
 /// the last sequence), a moment earlier than the client asked. A workspace change, a deleted event, a clock move or
 /// a grant issued for the workspace (what the check reads besides the rows) drops what was made ahead for it, and
 /// a page still being made when that happens is thrown away, so an answer never predates a change the client
-/// could have seen. Memory: at most `capacity` pages, each dropped `lifetime` after it was made if nobody takes it;
-/// no storage statement or thread is held between requests.
+/// could have seen (deletes are published before their answers for this). Memory: at most `capacity` pages, each
+/// dropped `lifetime` after it was made if nobody takes it; no storage statement or thread is held between
+/// requests. With several instances on one database nothing is made ahead (`capacity` 0): another instance's
+/// deletes reach this one by no notification. While `--max-events` trims the oldest events, a page made ahead may
+/// name some just trimmed, as a page checked at that moment may.
 final class ViolationPagesAhead: Sendable {
     /// A page is made ahead for the same workspace and the same query, down to the cursor.
     struct Key: Hashable, Sendable {
@@ -81,7 +84,16 @@ final class ViolationPagesAhead: Sendable {
                 slots[key] = !stale ? report.map { .ready($0, madeAt: .now) } : nil
             }
             finished.leave()
+            // A page nobody takes goes when its lifetime ends, not at the next request, which may never come.
+            queue.asyncAfter(deadline: .now() + .nanoseconds(Self.nanoseconds(lifetime))) { [self] in
+                slots.withLock { dropExpired(&$0) }
+            }
         }
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return max(0, Int(clamping: min(seconds, 1 << 32) * 1_000_000_000 + attoseconds / 1_000_000_000))
     }
 
     /// Drops what was made ahead for `workspace` (every workspace when nil), and marks what is being made
