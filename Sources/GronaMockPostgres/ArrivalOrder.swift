@@ -27,16 +27,30 @@ import GronaMock
 /// instances against main in bench/README.md ("Issue 32: groups side by side").
 ///
 /// Every instance on one database must run this version or a later one: an earlier instance's readers do
-/// not settle. The announcement keys are sequence numbers, far below the other advisory locks' keys (ASCII
-/// tags, about 7.4e18); a group in another schema of the same database only makes this one's readers wait
-/// for it too.
+/// not settle. The announcements are two-key advisory locks in a space of their own (`announcementSpace`, the
+/// sequence number modulo 2^31 - 1 as the second key), so no other advisory lock of this database, grona-mock's
+/// or another application's, is ever taken for one; two numbers that share a key only make a reader wait a
+/// little longer, as a group in another schema of the same database does.
+///
+/// A reader waits at most `settleTimeout` for the groups in flight (a group takes milliseconds; one whose
+/// instance's host vanished mid-group holds its lock until PostgreSQL notices the lost connection): past it the
+/// read fails as the store being unavailable (a 503 with `Retry-After`, SQLSTATE 55P03), never hangs.
+///
+/// The argument needs the sequence to hand out numbers one at a time (`CACHE 1`, PostgreSQL's default): with
+/// a cache, `pg_sequence_last_value` names the end of a session's cached block, and a group could take numbers
+/// below a reader's `L` after announcing above it. `checkSequence` refuses to start on a database where an
+/// operator changed it.
 enum ArrivalOrder {
     /// The advisory lock (ASCII "grona-sq"): shared by groups that copy, exclusive for a group that must
     /// insert alone. Held to the end of the transaction.
     static let arrivalLock: Int64 = 0x6772_6F6E_612D_7371
 
-    /// Announcement keys are below this; the tags used as other advisory locks' keys are far above it.
-    static let announcementCeiling: Int64 = 1 << 62
+    /// The first key of every announcement (ASCII "gseq"), whose second key is the group's lowest possible
+    /// sequence number modulo 2^31 - 1.
+    static let announcementSpace: Int32 = 0x6773_6571
+
+    /// How long a reader waits for the groups in flight before it fails as unavailable.
+    static let settleTimeout = "15s"
 
     /// Takes the arrival lock (shared for a copied group without rejections, exclusive otherwise), announces
     /// the group's lowest possible sequence, and tells the other instances' long-polls which workspaces get
@@ -63,7 +77,9 @@ enum ArrivalOrder {
             prepared: alone ? "arrival_alone" : "arrival_shared",
             """
             SELECT pg_advisory_xact_lock\(alone ? "" : "_shared")($1),
-                pg_advisory_xact_lock_shared(coalesce(pg_sequence_last_value(\(eventSequence)), 0) + 1),
+                pg_advisory_xact_lock_shared(
+                    \(announcementSpace),
+                    ((coalesce(pg_sequence_last_value(\(eventSequence)), 0) + 1) % 2147483647)::integer),
                 pg_notify('\(PostgresRuntime.Channel.events.rawValue)', convert_from($2, 'UTF8'))
             """, binds)
     }
@@ -71,19 +87,22 @@ enum ArrivalOrder {
     /// The events' identity sequence, in whichever schema `events` is found.
     private static let eventSequence = "pg_get_serial_sequence('events', 'seq')::regclass"
 
-    /// The settling statement: the sequence's last value read first (a materialized CTE, scanned before the
-    /// correlated subquery that reads `pg_locks` runs), then an exclusive lock on every announced key of this
-    /// database, in ascending order, each granted once that key's groups have ended and released when the
-    /// statement's transaction ends.
+    /// The settling statement: the sequence's last value read first, and the reader's lock timeout set for the
+    /// rest of the statement (a materialized CTE, scanned before the correlated subquery that reads `pg_locks`
+    /// runs), then an exclusive lock on every announcement of this database, in ascending order, each granted
+    /// once that key's groups have ended and released when the statement's transaction ends.
     static let settleSQL = """
-        WITH last AS MATERIALIZED (SELECT coalesce(pg_sequence_last_value(\(eventSequence)), 0) AS seq)
+        WITH last AS MATERIALIZED (
+            SELECT coalesce(pg_sequence_last_value(\(eventSequence)), 0) AS seq,
+                set_config('lock_timeout', '\(settleTimeout)', true) AS timeout)
         SELECT last.seq, (
             SELECT count(*) FROM (
-                SELECT pg_advisory_xact_lock(announced.key) FROM (
-                    SELECT DISTINCT (l.classid::bigint << 32) | l.objid::bigint AS key FROM pg_locks l
-                    WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND l.mode = 'ShareLock'
+                SELECT pg_advisory_xact_lock(\(announcementSpace), announced.key) FROM (
+                    SELECT DISTINCT l.objid::bigint::integer AS key FROM pg_locks l
+                    WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.mode = 'ShareLock'
+                        AND l.classid = \(announcementSpace)
                         AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-                        AND l.classid::bigint < \(announcementCeiling >> 32) AND last.seq IS NOT NULL
+                        AND last.seq IS NOT NULL AND last.timeout IS NOT NULL
                     ORDER BY key) announced) waited)
         FROM last
         """
@@ -92,5 +111,21 @@ enum ArrivalOrder {
     /// rolled back), and visible to any statement that starts after this one returns.
     static func settled(_ connection: PostgresConnection) throws(PostgresError) -> Int64 {
         try connection.run(prepared: "events_settled", settleSQL, PostgresBinds()).int64(0, 0)
+    }
+
+    /// Refuses a database whose events sequence hands out more than one number at a time (`CACHE` above 1),
+    /// on which readers could pass an event still to commit (see above).
+    static func checkSequence(_ connection: PostgresConnection) throws(PostgresError) {
+        let found = try connection.query(
+            "SELECT seqcache FROM pg_sequence WHERE seqrelid = \(eventSequence)")
+        guard found.rowCount == 1 else { return }
+        let cache = found.int64(0, 0)
+        guard cache != 1 else { return }
+        throw PostgresError(
+            sqlState: nil,
+            message: "the events sequence caches \(cache) numbers a session (ALTER SEQUENCE ... CACHE); readers "
+                + "on several instances need CACHE 1 to never pass an event still to commit: ALTER SEQUENCE "
+                + "\"events_seq_seq\" CACHE 1, or another --store database",
+            connectionLost: false)
     }
 }

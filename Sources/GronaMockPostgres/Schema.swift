@@ -106,10 +106,13 @@ enum Schema {
                         + "(\(migrations.count)); use a newer grona-mock or another --store database",
                     connectionLost: false)
             }
-            guard current < migrations.count else { return }
-            for version in current..<migrations.count {
-                try connection.execute(migrations[version])
+            if current < migrations.count {
+                for version in current..<migrations.count {
+                    try connection.execute(migrations[version])
+                }
             }
+            try ArrivalOrder.checkSequence(connection)
+            guard current < migrations.count else { return }
             var version = PostgresBinds()
             version.append(Int64(migrations.count))
             try connection.query(

@@ -45,6 +45,38 @@ struct PostgresArrivalOrderTests {
         #expect(try reader.eventCount() == 2)
     }
 
+    @Test("another application's shared advisory lock on the same database never holds a read")
+    func foreignAdvisoryLockIgnored() throws {
+        let url = try TestPostgres.freshURL()
+        let storage = try PostgresStorage(url: url)
+        _ = try storage.commit([batch(["one"])])
+        // A job queue or a migration tool of another application, holding small keys of its own (the first
+        // announcements used single bigint keys, which these are, and a read waited for them for ever).
+        let foreign = try TestPostgres.connect(url)
+        try foreign.execute("SELECT pg_advisory_lock_shared(2), pg_advisory_lock_shared(1, 2)")
+        let listing = Background { () throws -> [String] in
+            try storage.events(matching: EventFilter(), page: EventPage()).rows.map(\.jsonText)
+        }
+        let answered = eventually { listing.isDone }
+        // Let go before reading the answer, so that a read that waits fails here rather than hanging.
+        try foreign.execute("SELECT pg_advisory_unlock_all()")
+        #expect(answered, "the read waited for another application's lock")
+        #expect(try listing.value() == [#"{"eventID":"one"}"#])
+    }
+
+    @Test("a database whose events sequence hands out numbers in blocks (CACHE above 1) is refused, saying why")
+    func cachedSequenceRefused() throws {
+        let url = try TestPostgres.freshURL()
+        _ = try PostgresStorage(url: url)
+        let connection = try TestPostgres.connect(url)
+        try connection.execute(#"ALTER SEQUENCE "events_seq_seq" CACHE 20"#)
+        let error = #expect(throws: StorageError.self) { try PostgresStorage(url: url) }
+        #expect(error?.message.contains("caches 20 numbers") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("CACHE 1") == true)
+        try connection.execute(#"ALTER SEQUENCE "events_seq_seq" CACHE 1"#)
+        _ = try PostgresStorage(url: url)
+    }
+
     @Test("an event acknowledged on one instance is read at once on the other, with a third group in flight")
     func acknowledgedIsReadable() throws {
         let url = try TestPostgres.freshURL()
