@@ -146,6 +146,16 @@ struct LoadShardCommandTests {
             let report = try JSONParser().parse(Array(skipped.stdout.utf8))
             #expect(report["replay"]?["badLines"]?.int64Value == 1)
             #expect(report["events"]?["acknowledged"]?.int64Value == 4)
+            // The report for people says what was replayed, not a fleet's rate (it said "0 visits/s").
+            let forPeople = try BinaryRunner.run(
+                [
+                    "load", "--url", "http://127.0.0.1:\(server.port)", "--workspace", "shop", "--replay",
+                    scratch.path("bad.ndjson"), "--skip-bad", "--speed", "100", "--batch-age", "100ms", "--quiet",
+                ])
+            #expect(forPeople.status == 0, "stderr: \(forPeople.stderr)")
+            #expect(forPeople.stdout.contains("replay of \(scratch.path("bad.ndjson")): 4 events of "), "\(forPeople.stdout)")
+            #expect(forPeople.stdout.contains("at 100x"), "\(forPeople.stdout)")
+            #expect(!forPeople.stdout.contains("visits/s"), "\(forPeople.stdout)")
         }
     }
 }
