@@ -49,14 +49,8 @@ extension LoadReport {
                 + "\(ReportFormat.plain(run.batchAgeSeconds))s, \(run.gzip ? "gzipped" : "uncompressed"); "
                 + "at most \(run.maxInFlight) requests in flight",
         ]
-        // A replay has no rate of its own: its visits come when the file says, at --speed.
-        if let replay {
-            let span = Double(replay.lastTimestamp - replay.firstTimestamp) / 1000
-            lines[1] =
-                "  replay of \(ReportFormat.printable(replay.path)): \(replay.events) events of "
-                + "\(replay.installIDs.count) installs, \(ReportFormat.plain(span))s of the file's time at "
-                + "\(ReportFormat.plain(replay.speed))x"
-        }
+        // A replay has no rate of its own: its visits come when the file says, at --speed (`shardLine` says so).
+        if replay != nil { lines.remove(at: 1) }
         if run.offlineShare > 0 {
             lines.append(
                 "  offline: \(ReportFormat.plain(run.offlineShare * 100))% of installs, once each, for "

@@ -13,8 +13,10 @@ extension LoadReport {
                 + "\(shard.firstInstall + shard.installs - 1) of \(shard.fleetInstalls)"
         }
         if let replay {
-            return "  replay of \(replay.path): \(replay.events) events of \(replay.installIDs.count) installs at "
-                + "speed \(ReportFormat.plain(replay.speed))"
+            let span = Double(replay.lastTimestamp - replay.firstTimestamp) / 1000
+            return "  replay of \(ReportFormat.printable(replay.path)): \(replay.events) events of "
+                + "\(replay.installIDs.count) installs, \(ReportFormat.plain(span))s of the file's time at speed "
+                + "\(ReportFormat.plain(replay.speed))"
                 + (replay.badLines > 0 ? ", \(replay.badLines) bad lines skipped" : "")
         }
         return mergedShards > 0 ? "  merged from \(mergedShards) shard reports" : nil
