@@ -105,10 +105,7 @@ extension Connection {
         case .route(let handler, let parameters, _, _):
             let httpRequest = HTTPRequest(
                 head: request.head, body: body, pathParameters: parameters, remoteAddress: peer)
-            let box = LoopBound(self)
-            let responder = HTTPResponder(
-                deliver: { [loop] response in loop.execute { box.value.complete(sequence, response) } },
-                held: { [loop] in loop.execute { box.value.holdDeclared() } })
+            let responder = HTTPResponder(connection: ConnectionLink(self, sequence: sequence))
             var record = request.record
             record.responder = responder
             inFlight[sequence] = record

@@ -67,7 +67,9 @@ final class EventLoop: @unchecked Sendable {
         "out of file descriptors, with none spare; accepting again in 100 ms", everyNanoseconds: 10_000_000_000)
     private(set) var now: UInt64 = MonotonicClock.now()
     private var nextTimeoutCheck: UInt64 = 0
-    var encoder = ResponseEncoder()
+    /// Used on the loop's thread alone, one `head(for:)` call at a time, which calls nothing back: no two
+    /// accesses can overlap, so the runtime's exclusivity check, on every answer, is left out.
+    @exclusivity(unchecked) var encoder = ResponseEncoder()
     /// One receive buffer shared by the loop's connections: bytes are copied out before the next read.
     let readBuffer: UnsafeMutableRawBufferPointer
     /// Where a transport that frames what it sends (TLS) gathers small buffers into one record, during one

@@ -33,38 +33,49 @@ public final class HTTPResponder: Sendable {
     }
 
     private let state = Mutex<State>(.dispatching(holds: []))
-    private let deliver: @Sendable (HTTPResponse) -> Void
-    /// Where a hold is reported: the connection, told once when the request becomes held (`HoldNotice.owner`),
-    /// or the responder a relay answers through, which takes the hold itself (`HoldNotice.upstream`).
-    private let notice: HoldNotice
+    /// Where a response sent after dispatch goes.
+    private let delivery: Delivery
+    /// The responder a relay answers through (`init(relayingTo:deliver:)`): a hold declared here is its own.
+    /// Otherwise a hold is reported to the connection, once, when the request becomes held
+    /// (`Delivery.connection`).
+    private let upstream: HTTPResponder?
 
-    private enum HoldNotice: Sendable {
-        case none
-        case owner(@Sendable () -> Void)
-        case upstream(HTTPResponder)
+    /// A caller's closure, or the connection that owns the request: the connection's own responder carries
+    /// what it needs to reach it rather than two closures, one responder and its closures allocated for every
+    /// request being a visible share of the configuration endpoint's time (bench/http.sh).
+    private enum Delivery: Sendable {
+        case call(@Sendable (HTTPResponse) -> Void)
+        case connection(ConnectionLink)
     }
 
     /// `deliver` receives a response sent after dispatch finished; it must be safe to call from any thread.
     /// Nothing here closes early for a hold: a caller without a connection (in-process exchange) never
     /// abandons.
     public init(deliver: @escaping @Sendable (HTTPResponse) -> Void) {
-        self.deliver = deliver
-        notice = .none
+        delivery = .call(deliver)
+        upstream = nil
     }
 
     /// A responder that stands in front of `upstream` and passes each answer on through `deliver` (after
     /// changing or timing it): a hold declared on it is `upstream`'s, so that the client that owns `upstream`
     /// going still releases it.
     public init(relayingTo upstream: HTTPResponder, deliver: @escaping @Sendable (HTTPResponse) -> Void) {
-        self.deliver = deliver
-        notice = .upstream(upstream)
+        delivery = .call(deliver)
+        self.upstream = upstream
     }
 
-    /// The connection's own responder: `held` is called once, from the thread that declares the first hold,
-    /// so that the connection can look again at whether its client is still there.
-    init(deliver: @escaping @Sendable (HTTPResponse) -> Void, held: @escaping @Sendable () -> Void) {
-        self.deliver = deliver
-        notice = .owner(held)
+    /// The connection's own responder: a late answer goes to the connection on its loop, and the first hold
+    /// declared is reported to it there, so that it can look again at whether its client is still there.
+    init(connection: ConnectionLink) {
+        delivery = .connection(connection)
+        upstream = nil
+    }
+
+    private func deliver(_ response: HTTPResponse) {
+        switch delivery {
+        case .call(let deliver): deliver(response)
+        case .connection(let connection): connection.complete(with: response)
+        }
     }
 
     /// Answers the request. Only the first call counts; after the client went, it goes nowhere.
@@ -95,7 +106,7 @@ public final class HTTPResponder: Sendable {
     /// that finishes sending during a hold is taken as gone: it could read the answer only if it had kept its
     /// side open.
     public func hold(onAbandon release: @escaping Release) {
-        if case .upstream(let upstream) = notice { return upstream.hold(onAbandon: release) }
+        if let upstream { return upstream.hold(onAbandon: release) }
         enum Outcome {
             /// Kept; `first`: no hold before it, so the connection is told.
             case kept(first: Bool)
@@ -117,7 +128,7 @@ public final class HTTPResponder: Sendable {
             }
         }
         switch outcome {
-        case .kept(first: true): if case .owner(let held) = notice { held() }
+        case .kept(first: true): if case .connection(let connection) = delivery { connection.holdDeclared() }
         case .releaseNow: release()
         case .kept(first: false), .ignored: break
         }

@@ -40,6 +40,32 @@ struct LoopBound<Value: AnyObject>: @unchecked Sendable {
     init(_ value: Value) { self.value = value }
 }
 
+/// How a request's responder reaches its connection from any thread: through the connection's loop, which
+/// runs what it is given on the thread the connection is confined to.
+struct ConnectionLink: Sendable {
+    private let loop: EventLoop
+    private let connection: LoopBound<Connection>
+    private let sequence: UInt64
+
+    init(_ connection: Connection, sequence: UInt64) {
+        loop = connection.loop
+        self.connection = LoopBound(connection)
+        self.sequence = sequence
+    }
+
+    /// The answer to request `sequence`, given after its handler returned.
+    func complete(with response: HTTPResponse) {
+        let (connection, sequence) = (connection, sequence)
+        loop.execute { connection.value.complete(sequence, response) }
+    }
+
+    /// The request's handler held it (`HTTPResponder.hold`).
+    func holdDeclared() {
+        let connection = connection
+        loop.execute { connection.value.holdDeclared() }
+    }
+}
+
 /// A connection's streamed body in progress.
 struct StreamingBody {
     let stream: HTTPBodyStream

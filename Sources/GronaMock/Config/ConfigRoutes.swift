@@ -10,8 +10,10 @@ enum ConfigRoutes {
     static let jwksPattern = "/v1/mobile/workspaces/{workspaceKey}/jwks.json"
 
     static func register(on router: inout Router, registry: WorkspaceRegistry, maxAge: Int, events: EngineEvents) {
+        // Made once: formatting it was a share of every configuration answer.
+        let cacheControl = "max-age=\(maxAge)"
         router.on(.get, configPattern) { request in
-            try configuration(request, registry: registry, maxAge: maxAge, events: events)
+            try configuration(request, registry: registry, cacheControl: cacheControl, events: events)
         }
         router.on(.get, jwksPattern) { request in
             let entry = try lookup(request, registry)
@@ -31,7 +33,7 @@ enum ConfigRoutes {
     /// fault serves a tampered document instead, with its own ETag. The rules of the workspace in the path
     /// are asked once it is known to be served.
     private static func configuration(
-        _ request: HTTPRequest, registry: WorkspaceRegistry, maxAge: Int, events: EngineEvents
+        _ request: HTTPRequest, registry: WorkspaceRegistry, cacheControl: String, events: EngineEvents
     ) throws -> HTTPResponse {
         let entry = try lookup(request, registry)
         request.traffic?.note(workspace: entry.workspace.key)
@@ -55,7 +57,6 @@ enum ConfigRoutes {
                 ServedConfiguration(
                     workspace: entry.workspace.key, revision: configuration.revision, etag: etag,
                     encoding: gzip ? .gzip : .identity, notModified: notModified, tampered: fault != nil)))
-        let cacheControl = "max-age=\(maxAge)"
         if notModified {
             return HTTPResponse(
                 status: .notModified,

@@ -31,14 +31,25 @@ package final class Metrics: Sendable {
     }
 
     private struct State {
-        var requests: [RequestKey: Int] = [:]
-        var latency: [String: MetricsHistogram] = [:]
+        /// By route pattern: one lookup of the route per request, where a key of route, method and status and
+        /// a histogram by route hashed the route twice on every answer.
+        var routes: [String: RouteMetrics] = [:]
         var counters: [Counter: Int] = [:]
         var events = EventMetrics()
     }
 
-    private struct RequestKey: Hashable {
-        var route: String
+    /// One route's answers, counted by method and status, and their latencies.
+    private struct RouteMetrics {
+        var answers: [Answer: Int] = [:]
+        var latency = MetricsHistogram(bounds: Metrics.latencyBuckets)
+
+        mutating func record(_ answer: Answer, _ seconds: Double) {
+            answers[answer, default: 0] += 1
+            latency.observe(seconds)
+        }
+    }
+
+    private struct Answer: Hashable {
         var method: String
         var status: Int
     }
@@ -49,8 +60,7 @@ package final class Metrics: Sendable {
 
     func recordRequest(route: String, method: String, status: Int, seconds: Double) {
         state.withLock { state in
-            state.requests[RequestKey(route: route, method: method, status: status), default: 0] += 1
-            state.latency[route, default: MetricsHistogram(bounds: Self.latencyBuckets)].observe(seconds)
+            state.routes[route, default: RouteMetrics()].record(Answer(method: method, status: status), seconds)
         }
     }
 
@@ -72,16 +82,19 @@ package final class Metrics: Sendable {
         header(
             "grona_http_requests_total", "counter",
             "HTTP requests answered, by route, method and status; 499: the client went before its answer.")
-        for (key, count) in snapshot.requests.sorted(by: {
-            ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status)
-        }) {
-            out += "grona_http_requests_total{route=\(MetricsText.label(key.route)),"
-            out += "method=\(MetricsText.label(key.method)),status=\"\(key.status)\"} \(count)\n"
+        let routes = snapshot.routes.sorted { $0.key < $1.key }
+        for (route, metrics) in routes {
+            for (answer, count) in metrics.answers.sorted(by: {
+                ($0.key.method, $0.key.status) < ($1.key.method, $1.key.status)
+            }) {
+                out += "grona_http_requests_total{route=\(MetricsText.label(route)),"
+                out += "method=\(MetricsText.label(answer.method)),status=\"\(answer.status)\"} \(count)\n"
+            }
         }
         header(
             "grona_http_request_duration_seconds", "histogram", "Time from a request's body to its answer, by route.")
-        for (route, histogram) in snapshot.latency.sorted(by: { $0.key < $1.key }) {
-            histogram.render("grona_http_request_duration_seconds", "route=\(MetricsText.label(route)),", &out)
+        for (route, metrics) in routes {
+            metrics.latency.render("grona_http_request_duration_seconds", "route=\(MetricsText.label(route)),", &out)
         }
         let events: [(String, String, Int)] = [
             ("grona_events_accepted_total", "Events stored.", snapshot.events.total(.accepted)),
