@@ -22,10 +22,12 @@ package enum MonotonicClock {
 }
 
 extension Duration {
-    /// Whole nanoseconds, saturating at UInt64.max, for comparisons with `MonotonicClock.now()`.
+    /// Whole nanoseconds, saturating at UInt64.max (and 0 for a negative duration), for comparisons with
+    /// `MonotonicClock.now()`.
     package var nanoseconds: UInt64 {
         let (seconds, attoseconds) = components
-        guard seconds >= 0 else { return 0 }
+        // A negative duration under a second has seconds 0 and negative attoseconds (both truncate to zero).
+        guard seconds >= 0, attoseconds >= 0 else { return 0 }
         let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
         guard !overflow else { return .max }
         let (total, carried) = whole.addingReportingOverflow(UInt64(attoseconds / 1_000_000_000))

@@ -85,15 +85,10 @@ final class ViolationPagesAhead: Sendable {
             }
             finished.leave()
             // A page nobody takes goes when its lifetime ends, not at the next request, which may never come.
-            queue.asyncAfter(deadline: .now() + .nanoseconds(Self.nanoseconds(lifetime))) { [self] in
+            queue.asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: lifetime.nanoseconds))) { [self] in
                 slots.withLock { dropExpired(&$0) }
             }
         }
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return max(0, Int(clamping: min(seconds, 1 << 32) * 1_000_000_000 + attoseconds / 1_000_000_000))
     }
 
     /// Drops what was made ahead for `workspace` (every workspace when nil), and marks what is being made

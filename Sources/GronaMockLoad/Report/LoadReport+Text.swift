@@ -42,15 +42,18 @@ extension LoadReport {
             ? " (ramp from \(ReportFormat.plain(run.rampFrom)) over \(ReportFormat.plain(run.rampSeconds))s)" : ""
         let tag = run.runTag.map { ", run tag \(ReportFormat.printable($0))" } ?? ""
         var lines = [
-            "grona-mock load \(run.version): \(run.displayURL), workspace \(run.workspace), seed \(run.seed)\(tag)",
-            "  \(run.installs) installs, \(ReportFormat.plain(run.rate)) visits/s\(ramp) for "
-                + "\(ReportFormat.plain(run.durationSeconds))s",
-            "  batches of \(run.batchSize) events or "
-                + "\(ReportFormat.plain(run.batchAgeSeconds))s, \(run.gzip ? "gzipped" : "uncompressed"); "
-                + "at most \(run.maxInFlight) requests in flight",
+            "grona-mock load \(run.version): \(run.displayURL), workspace \(run.workspace), seed \(run.seed)\(tag)"
         ]
         // A replay has no rate of its own: its visits come when the file says, at --speed (`shardLine` says so).
-        if replay != nil { lines.remove(at: 1) }
+        if replay == nil {
+            lines.append(
+                "  \(run.installs) installs, \(ReportFormat.plain(run.rate)) visits/s\(ramp) for "
+                    + "\(ReportFormat.plain(run.durationSeconds))s")
+        }
+        lines.append(
+            "  batches of \(run.batchSize) events or "
+                + "\(ReportFormat.plain(run.batchAgeSeconds))s, \(run.gzip ? "gzipped" : "uncompressed"); "
+                + "at most \(run.maxInFlight) requests in flight")
         if run.offlineShare > 0 {
             lines.append(
                 "  offline: \(ReportFormat.plain(run.offlineShare * 100))% of installs, once each, for "
