@@ -93,16 +93,16 @@ extension GronaMockEngine {
     /// stored when the check (or its first page) began: under steady traffic it would otherwise chase new
     /// events for ever, and pages would disagree.
     ///
-    /// A page asked for with a cursor (a client following the pages) has the page after it checked ahead
-    /// (`ViolationPagesAhead`), which the next request takes if it asks for exactly that.
+    /// A page asked for with a cursor (a client following the pages) has the pages after it checked ahead, in
+    /// one scan (`ViolationPagesAhead`), which the next requests take if they ask for exactly those.
     package func violations(_ key: String, query: ViolationQuery = ViolationQuery()) throws -> ViolationReport {
         called()
         let report = try pagesAhead.take(.init(workspace: key, query: query)) ?? checkViolations(key, query)
         if query.cursor != nil, let next = report.next {
             var following = query
             following.cursor = next
-            pagesAhead.prepare(.init(workspace: key, query: following)) { [self, following] in
-                try checkViolations(key, following)
+            pagesAhead.prepare(.init(workspace: key, query: following)) { [self, following] deliver in
+                try checkViolationPages(key, following, deliver)
             }
         }
         return report
@@ -115,7 +115,26 @@ extension GronaMockEngine {
         if query.limit == nil && !query.summary {
             violations.sort { ($0.events.first ?? 0, $0.rule) < ($1.events.first ?? 0, $1.rule) }
         }
-        return ViolationReport(
+        return report(key, outcome, violations: violations)
+    }
+
+    /// The pages from `query`'s on, in one scan, each handed to `deliver` until it answers false or none is left.
+    private func checkViolationPages(
+        _ key: String, _ query: ViolationQuery, _ deliver: ViolationPagesAhead.Deliver
+    ) throws {
+        // The scan takes an optional (so escaping) closure, which does not outlive this call.
+        try withoutActuallyEscaping(deliver) { deliver in
+            var stopped = false
+            let last = try scanViolations(key, query: query, spools: false) { [self] page in
+                stopped = !deliver(report(key, page, violations: page.violations))
+                return !stopped
+            }
+            if !stopped { _ = deliver(report(key, last, violations: last.violations)) }
+        }
+    }
+
+    private func report(_ key: String, _ outcome: ViolationScan.Outcome, violations: [Violation]) -> ViolationReport {
+        ViolationReport(
             workspaceKey: key, violations: violations, counts: outcome.counts, checkedEvents: outcome.checkedEvents,
             next: outcome.next, rowsRead: outcome.rowsRead)
     }
@@ -133,7 +152,9 @@ extension GronaMockEngine {
         return outcome
     }
 
-    private func scanViolations(_ key: String, query: ViolationQuery, spools: Bool) throws -> ViolationScan.Outcome {
+    private func scanViolations(
+        _ key: String, query: ViolationQuery, spools: Bool, pageEnded: ((ViolationScan.Outcome) -> Bool)? = nil
+    ) throws -> ViolationScan.Outcome {
         try IdentifierKind.workspaceKey.validated(key, given: "?workspace")
         guard let entry = registry.entry(for: key) else { throw WorkspaceRegistry.ChangeError.unknownWorkspace(key) }
         let checker = ViolationsChecker(workspace: entry.workspace, kills: kills.intervals(for: key)) {
@@ -143,6 +164,6 @@ extension GronaMockEngine {
         let last = try store.lastSequence()
         var scan = ViolationScan(storage: store.storage, workspace: key, query: query)
         scan.spools = spools
-        return try scan.run(checker, throughSequence: last)
+        return try scan.run(checker, throughSequence: last, pageEnded: pageEnded)
     }
 }

@@ -93,6 +93,8 @@ extension GronaMockEngine {
         viewers.stop()
         // A violations scan over millions of events must not hold the exit past the shutdown deadline.
         store.interruptReads()
+        // Nor the pages made ahead: their runs end at their next page (or sooner, their reads interrupted).
+        pagesAhead.stopMaking()
         // Long-polls answer now, with what there is, rather than holding shutdown to its deadline.
         waiters.stop()
     }
@@ -103,6 +105,7 @@ extension GronaMockEngine {
         viewers.stop()
         shared.stop()
         waiters.stop()
+        pagesAhead.stop()
         store.stop()
         watcher.stop()
     }

@@ -1,23 +1,29 @@
 import Dispatch
 import GronaMockPlatform
 
-/// The next page of violations for a client that follows the pages, made while the client reads the page it has.
+/// The next pages of violations for a client that follows the pages, made while the client reads the page it has.
 ///
 /// A client following `nextCursor` alternates with the server: it waits while a page is checked, then the server
 /// waits while the client reads and parses it. In a workspace where every visit violates, a page of 1,000 is some
 /// 2,300 events to check and 300 KB of JSON to parse, and the two took turns on two idle cores (issue 32). Once a
-/// client has asked for a page *with a cursor* (it is following pages, not looking at the first), the page after
-/// it is checked ahead on a serial queue of its own, and the next request takes it when it arrives.
+/// client has asked for a page *with a cursor* (it is following pages, not looking at the first), the pages after
+/// it are checked ahead in one *run*: one scan that goes on from page to page (`ViolationScan`'s `pageEnded`), so
+/// each page is not a new statement, a new seek and the visit it resumes in checked again. The next request takes
+/// its page when it arrives, waiting for it if it is being made.
 ///
 /// What it may answer: the page for exactly that query and cursor, checked through the same events (a cursor fixes
 /// the last sequence), a moment earlier than the client asked. A workspace change, a deleted event, a clock move or
 /// a grant issued for the workspace (what the check reads besides the rows) drops what was made ahead for it, and
-/// a page still being made when that happens is thrown away, so an answer never predates a change the client
-/// could have seen (deletes are published before their answers for this). Memory: at most `capacity` pages, each
-/// dropped `lifetime` after it was made if nobody takes it; no storage statement or thread is held between
-/// requests. With several instances on one database nothing is made ahead (`capacity` 0): another instance's
-/// deletes reach this one by no notification. While `--max-events` trims the oldest events, a page made ahead may
-/// name some just trimmed, as a page checked at that moment may.
+/// a page still being made when that happens is thrown away and ends its run, so an answer never predates a change
+/// the client could have seen (deletes are published before their answers for this).
+///
+/// Memory and threads, whatever the client does: a run stops once `runAhead` of its pages wait untaken (a client
+/// that stopped following, or reads slower than the server checks) and starts again from where the client is when
+/// it takes them; at most `capacity` pages are made or being made, by at most `maxRuns` runs at once; a page nobody
+/// takes is dropped `lifetime` after it was made. No storage statement or thread is held while no run is under
+/// way. With several instances on one database nothing is made ahead (`capacity` 0): another instance's deletes
+/// reach this one by no notification. While `--max-events` trims the oldest events, a page made ahead may name
+/// some just trimmed, as a page checked at that moment may.
 final class ViolationPagesAhead: Sendable {
     /// A page is made ahead for the same workspace and the same query, down to the cursor.
     struct Key: Hashable, Sendable {
@@ -25,99 +31,188 @@ final class ViolationPagesAhead: Sendable {
         var query: ViolationQuery
     }
 
+    /// Hands a run's next page over; answers whether the run goes on to the page after it.
+    typealias Deliver = (ViolationReport) -> Bool
+
     /// Where one page made ahead stands. A slot is made `making`, and leaves it once: `ready` with the page, or
     /// gone (failed, or stale when its workspace changed meanwhile).
     private enum Slot {
-        /// Being checked; `finished` is left when it ends, `stale` is set by a change to its workspace.
-        case making(finished: DispatchGroup, stale: Bool)
-        case ready(ViolationReport, madeAt: ContinuousClock.Instant)
+        /// Being checked by run `run`; `finished` is left when it ends, `stale` is set by a change to its
+        /// workspace.
+        case making(finished: DispatchGroup, stale: Bool, run: Int)
+        case ready(ViolationReport, madeAt: ContinuousClock.Instant, run: Int)
     }
 
-    static let standardCapacity = 4
+    private struct State {
+        var slots: [Key: Slot] = [:]
+        var runs = 0
+        var lastRun = 0
+        var stopped = false
+    }
+
+    static let standardCapacity = 8
+    static let standardRunAhead = 4
+    static let standardMaxRuns = 2
     static let standardLifetime: Duration = .seconds(30)
 
-    private let slots = Mutex<[Key: Slot]>([:])
+    private let state = Mutex(State())
     /// Pages answered from what was made ahead, for tests and the metrics.
     let taken = Atomic<Int>(0)
-    private let queue = DispatchQueue(label: "grona-violations-ahead")
+    private let queue = DispatchQueue(label: "grona-violations-ahead", attributes: .concurrent)
+    private let running = DispatchGroup()
     private let capacity: Int
+    private let runAhead: Int
+    private let maxRuns: Int
     private let lifetime: Duration
 
-    init(capacity: Int = standardCapacity, lifetime: Duration = standardLifetime) {
+    init(
+        capacity: Int = standardCapacity, runAhead: Int = standardRunAhead, maxRuns: Int = standardMaxRuns,
+        lifetime: Duration = standardLifetime
+    ) {
         self.capacity = capacity
+        self.runAhead = max(1, runAhead)
+        self.maxRuns = maxRuns
         self.lifetime = lifetime
     }
 
     /// The page made ahead for `key`, waiting for it while it is being made; nil when none was (or it failed, or
     /// its workspace changed): the caller checks it itself.
     func take(_ key: Key) -> ViolationReport? {
-        let finished = slots.withLock { slots -> DispatchGroup? in
-            guard case .making(let finished, _) = slots[key] else { return nil }
+        let finished = state.withLock { state -> DispatchGroup? in
+            guard case .making(let finished, _, _) = state.slots[key] else { return nil }
             return finished
         }
         finished?.wait()
-        return slots.withLock { slots -> ViolationReport? in
-            dropExpired(&slots)
-            guard case .ready(let report, _) = slots[key] else { return nil }
-            slots[key] = nil
+        return state.withLock { state -> ViolationReport? in
+            dropExpired(&state)
+            guard case .ready(let report, _, _) = state.slots[key] else { return nil }
+            state.slots[key] = nil
             taken.add(1, ordering: .relaxed)
             return report
         }
     }
 
-    /// Starts checking the page for `key` ahead with `make`, unless it is already made or being made, or
-    /// `capacity` pages are.
-    func prepare(_ key: Key, _ make: @escaping @Sendable () throws -> ViolationReport) {
+    /// Starts a run of pages from `key` with `run`, which checks them in order and hands each to its `Deliver`
+    /// (the first is `key`'s, each next one the page at its predecessor's `next`), stopping when told to; unless
+    /// `key`'s page is already made or being made, `capacity` pages are, or `maxRuns` runs are under way.
+    func prepare(_ key: Key, run: @escaping @Sendable (_ deliver: Deliver) throws -> Void) {
         let finished = DispatchGroup()
-        let started = slots.withLock { slots -> Bool in
-            dropExpired(&slots)
-            guard slots[key] == nil, slots.count < capacity else { return false }
+        let id = state.withLock { state -> Int? in
+            dropExpired(&state)
+            guard !state.stopped, state.slots[key] == nil, state.slots.count < capacity, state.runs < maxRuns else {
+                return nil
+            }
             finished.enter()
-            slots[key] = .making(finished: finished, stale: false)
-            return true
+            state.runs += 1
+            state.lastRun += 1
+            state.slots[key] = .making(finished: finished, stale: false, run: state.lastRun)
+            return state.lastRun
         }
-        guard started else { return }
+        guard let id else { return }
+        running.enter()
         queue.async { [self] in
-            let report = try? make()
-            slots.withLock { slots in
-                guard case .making(_, let stale) = slots[key] else { return }
-                slots[key] = !stale ? report.map { .ready($0, madeAt: .now) } : nil
+            var current = key
+            var currentFinished = finished
+            // Whether `current`'s page was filed (and its group left): then the run stopped there.
+            var delivered = false
+            do {
+                try run { report in
+                    guard !delivered else { return false }
+                    delivered = true
+                    guard let (next, nextFinished) = deliver(report, for: current, finished: currentFinished, run: id)
+                    else { return false }
+                    (current, currentFinished, delivered) = (next, nextFinished, false)
+                    return true
+                }
+            } catch {}
+            // The page being made when the run ended (it failed, or ended without it) is not coming.
+            state.withLock { state in
+                if !delivered, case .making(_, _, id) = state.slots[current] { state.slots[current] = nil }
+                state.runs -= 1
             }
-            finished.leave()
-            // A page nobody takes goes when its lifetime ends, not at the next request, which may never come.
-            queue.asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: lifetime.nanoseconds))) { [self] in
-                slots.withLock { dropExpired(&$0) }
-            }
+            if !delivered { currentFinished.leave() }
+            running.leave()
         }
     }
 
+    /// A run of one page: `make` checks it.
+    func prepare(_ key: Key, _ make: @escaping @Sendable () throws -> ViolationReport) {
+        prepare(key) { deliver in _ = deliver(try make()) }
+    }
+
+    /// Files `report` as `key`'s page, unless its workspace changed while it was made; then, when the run may go
+    /// on, the key of the page after it, marked as being made, with its group.
+    private func deliver(
+        _ report: ViolationReport, for key: Key, finished: DispatchGroup, run: Int
+    ) -> (Key, DispatchGroup)? {
+        let nextFinished = DispatchGroup()
+        let next = state.withLock { state -> Key? in
+            guard case .making(_, let stale, _) = state.slots[key] else { return nil }
+            guard !stale else {
+                state.slots[key] = nil
+                return nil
+            }
+            state.slots[key] = .ready(report, madeAt: .now, run: run)
+            guard let cursor = report.next, !state.stopped else { return nil }
+            var following = key
+            following.query.cursor = cursor
+            let waiting = state.slots.values.filter { if case .ready(_, _, run) = $0 { true } else { false } }.count
+            guard state.slots[following] == nil, state.slots.count < capacity, waiting < runAhead else { return nil }
+            nextFinished.enter()
+            state.slots[following] = .making(finished: nextFinished, stale: false, run: run)
+            return following
+        }
+        finished.leave()
+        // A page nobody takes goes when its lifetime ends, not at the next request, which may never come.
+        queue.asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: lifetime.nanoseconds))) { [self] in
+            state.withLock { dropExpired(&$0) }
+        }
+        return next.map { ($0, nextFinished) }
+    }
+
     /// Drops what was made ahead for `workspace` (every workspace when nil), and marks what is being made
-    /// stale, so it is thrown away when it ends.
+    /// stale, so it is thrown away when it ends and its run stops.
     func invalidate(workspace: String?) {
-        slots.withLock { slots in
-            for (key, slot) in slots where workspace == nil || key.workspace == workspace {
+        state.withLock { state in
+            for (key, slot) in state.slots where workspace == nil || key.workspace == workspace {
                 switch slot {
-                case .making(let finished, _): slots[key] = .making(finished: finished, stale: true)
-                case .ready: slots[key] = nil
+                case .making(let finished, _, let run):
+                    state.slots[key] = .making(finished: finished, stale: true, run: run)
+                case .ready: state.slots[key] = nil
                 }
             }
         }
     }
 
+    /// Makes nothing more ahead, and ends the runs under way at their next page; returns at once.
+    func stopMaking() {
+        state.withLock { $0.stopped = true }
+        invalidate(workspace: nil)
+    }
+
+    /// `stopMaking`, then waits for the runs under way to end: before the storage they read closes.
+    func stop() {
+        stopMaking()
+        running.wait()
+    }
+
     /// How many pages are made or being made ahead, for tests.
-    var count: Int { slots.withLock { $0.count } }
+    var count: Int { state.withLock { $0.slots.count } }
+
+    /// How many runs are under way, for tests.
+    var runs: Int { state.withLock { $0.runs } }
 
     /// How many pages are made and waiting to be taken, for tests.
     var readyCount: Int {
-        slots.withLock { slots in
-            slots.values.filter { if case .ready = $0 { true } else { false } }.count
+        state.withLock { state in
+            state.slots.values.filter { if case .ready = $0 { true } else { false } }.count
         }
     }
 
-    private func dropExpired(_ slots: inout [Key: Slot]) {
+    private func dropExpired(_ state: inout State) {
         let now = ContinuousClock.now
-        for (key, slot) in slots {
-            if case .ready(_, let madeAt) = slot, madeAt.duration(to: now) > lifetime { slots[key] = nil }
+        for (key, slot) in state.slots {
+            if case .ready(_, let madeAt, _) = slot, madeAt.duration(to: now) > lifetime { state.slots[key] = nil }
         }
     }
 }

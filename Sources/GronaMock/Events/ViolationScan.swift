@@ -6,6 +6,10 @@
 /// the order `ViolationsChecker.finish` gives. An event without a visit is judged alone. A page ends inside
 /// a visit when the limit is reached there: the cursor names the visit's first event and how many of its
 /// violations were answered, and the next page checks that visit again and skips them.
+///
+/// A run of pages (`run(_:throughSequence:pageEnded:)`) goes on past a full page in the same scan: the next page
+/// starts with the rest of the visit at hand, exactly as a request with the full page's cursor would (the same
+/// violations, the same `checkedEvents`), without a new statement, a seek and the visit checked again.
 struct ViolationScan {
     struct Outcome {
         var violations: [Violation] = []
@@ -32,7 +36,13 @@ struct ViolationScan {
 
     /// Checks the events up to `throughSequence` (the cursor's when resuming): the violations of one page
     /// (all when the query has no limit), or the counts per rule for a summary.
-    func run(_ checker: ViolationsChecker, throughSequence: Int64) throws(StorageError) -> Outcome {
+    ///
+    /// With `pageEnded`, each full page is handed to it (with its `next`), and the scan goes on to the next page
+    /// while it answers true; what is returned is then the last page, handed to `pageEnded` already if the scan
+    /// stopped because it answered false (`Outcome.next` set), not yet otherwise.
+    func run(
+        _ checker: ViolationsChecker, throughSequence: Int64, pageEnded: ((Outcome) -> Bool)? = nil
+    ) throws(StorageError) -> Outcome {
         var checker = checker
         // A summary counts violations by rule: their sentences would be made to be thrown away.
         checker.describes = !query.summary
@@ -41,6 +51,9 @@ struct ViolationScan {
         var skip = query.cursor?.skip ?? 0
         var groupStart: EventScanPosition?
         var held = 0
+        // Rows handed over by the storage, and those counted in the pages already handed to `pageEnded`.
+        var rowsHanded = 0
+        var rowsOfEarlierPages = 0
         var facts: [Int64: EventFacts] = [:]
         let needsFacts = query.since != nil || query.until != nil || query.campaignID != nil
         // A cursor is the client's to send back, so its bound is never past the events stored now: a forged
@@ -63,7 +76,14 @@ struct ViolationScan {
                 }
                 if let limit = query.limit, outcome.violations.count >= limit {
                     outcome.next = ViolationCursor(throughSequence: through, position: start, skip: admitted)
-                    return false
+                    outcome.rowsRead = rowsHanded - rowsOfEarlierPages
+                    guard let pageEnded, pageEnded(outcome) else { return false }
+                    // The next page, as a request with that cursor would make it: the visit at hand checked
+                    // (its events counted again), its first `admitted` violations skipped.
+                    rowsOfEarlierPages = rowsHanded
+                    outcome = Outcome()
+                    outcome.checkedEvents = held
+                    outcome.mostEventsHeld = held
                 }
                 if spools {
                     outcome.spool.append(violation)
@@ -77,7 +97,8 @@ struct ViolationScan {
         let scan = EventScan(
             workspace: workspace, installID: query.installID, start: query.cursor?.position, throughSequence: through)
         var stopped = false
-        outcome.rowsRead = try PrefetchingScan.run(storage, scan) { row in
+        let rowsRead = try PrefetchingScan.run(storage, scan) { row in
+            rowsHanded += 1
             if let start = groupStart,
                 row.visitID == nil || row.visitID != start.visitID || row.installID != start.installID
             {
@@ -101,6 +122,8 @@ struct ViolationScan {
             return true
         }
         if !stopped, let start = groupStart { _ = closeVisit(start) }
+        // The rows read ahead and never handed over count in the last page's work.
+        outcome.rowsRead = rowsRead - rowsOfEarlierPages
         return outcome
     }
 }

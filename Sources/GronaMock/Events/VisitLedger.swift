@@ -50,13 +50,35 @@ struct VisitLedger {
     func violations(describing: Bool = true) -> [Violation] {
         var found: [Violation] = []
         for (key, refs) in groups where refs.count > 1 {
+            // Appended into one string: in a workspace where every visit repeats, this sentence was a sixth of
+            // the work of a page of violations when made of interpolations, a joined array and concatenations.
             var message: String {
-                let sequences = refs.map { String($0.sequence) }.joined(separator: ", ")
-                let place =
-                    "\(key.visit.placement) on \(key.screen)" + (key.key.map { ", key \(Quote.text($0))" } ?? "")
-                return "\(refs.count) \(key.type) events (sequences \(sequences)) for campaign "
-                    + "\(Quote.text(key.visit.campaignID)) in visit \(Quote.text(key.visit.visitID)) (\(place)); "
-                    + "the SDK logs \(key.type) at most once per visit."
+                var text = ""
+                text.reserveCapacity(200 + 8 * refs.count + key.screen.utf8.count)
+                text += String(refs.count)
+                text += " "
+                text += key.type.rawValue
+                text += " events (sequences "
+                for (index, ref) in refs.enumerated() {
+                    if index > 0 { text += ", " }
+                    text += String(ref.sequence)
+                }
+                text += ") for campaign "
+                Quote.append(key.visit.campaignID, to: &text)
+                text += " in visit "
+                Quote.append(key.visit.visitID, to: &text)
+                text += " ("
+                text += key.visit.placement.rawValue
+                text += " on "
+                text += key.screen
+                if let eventKey = key.key {
+                    text += ", key "
+                    Quote.append(eventKey, to: &text)
+                }
+                text += "); the SDK logs "
+                text += key.type.rawValue
+                text += " at most once per visit."
+                return text
             }
             found.append(
                 Violation(

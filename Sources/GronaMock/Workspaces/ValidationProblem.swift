@@ -185,11 +185,24 @@ extension JSONValue {
 /// Quotes a value from the input for a message, cut short so a 4 KB string cannot flood a log.
 enum Quote {
     static func text(_ text: String) -> String {
-        // Most ids are short printable ASCII, which JSON quotes as they are: a violation's message quotes two
-        // or three, and a dense workspace has hundreds of thousands of violations (issue 32).
-        if text.utf8.count <= 80, text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) {
-            return "\"" + text + "\""
-        }
+        if isPlain(text) { return "\"" + text + "\"" }
         return text.count > 80 ? JSONText.quoted(text.prefix(77) + "...") : JSONText.quoted(text)
+    }
+
+    /// `text(value)` appended to `message`, with no string of its own for the common short id.
+    static func append(_ value: String, to message: inout String) {
+        guard isPlain(value) else {
+            message += text(value)
+            return
+        }
+        message += "\""
+        message += value
+        message += "\""
+    }
+
+    /// Most ids are short printable ASCII, which JSON quotes as they are: a violation's message quotes two or
+    /// three, and a dense workspace has hundreds of thousands of violations (issue 32).
+    private static func isPlain(_ text: String) -> Bool {
+        text.utf8.count <= 80 && text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }
     }
 }

@@ -90,6 +90,58 @@ struct DenseViolationScanTests {
         }
     }
 
+    @Test("a run of pages in one scan is, page by page, what requests with each cursor answer", arguments: shapes)
+    func runOfPages(_ shape: Shape) throws {
+        let stream = Self.stream(shape)
+        let storage = try ViolationScanTests.store(stream, ViolationScanTests.arrivals[1])
+        let last = try storage.lastSequence()
+        for limit in [1, 7, 1_000] {
+            var query = ViolationQuery()
+            query.limit = limit
+            var pages: [ViolationScan.Outcome] = []
+            let end = try ViolationScan(storage: storage, workspace: "shop", query: query).run(
+                try ViolationScanTests.checker(), throughSequence: last
+            ) { page in
+                pages.append(page)
+                return true
+            }
+            #expect(end.next == nil)
+            pages.append(end)
+            #expect(pages.map(\.rowsRead).reduce(0, +) <= stream.sent.count + PrefetchingScan.maxReadAhead)
+            // Each page again, alone, from the cursor the page before it gave.
+            var cursor: ViolationCursor?
+            for (index, page) in pages.enumerated() {
+                var alone = query
+                alone.cursor = cursor.flatMap { ViolationCursor(text: $0.text) }
+                let expected = try ViolationScan(storage: storage, workspace: "shop", query: alone).run(
+                    try ViolationScanTests.checker(), throughSequence: last)
+                #expect(page.violations == expected.violations, "limit \(limit), page \(index)")
+                #expect(page.next == expected.next, "limit \(limit), page \(index)")
+                #expect(page.checkedEvents == expected.checkedEvents, "limit \(limit), page \(index)")
+                cursor = page.next
+            }
+        }
+    }
+
+    @Test("a run told to stop ends at that page: what it returns is that page, its cursor set")
+    func runStopped() throws {
+        let stream = Self.stream(Self.shapes[0])
+        let storage = try ViolationScanTests.store(stream, ViolationScanTests.arrivals[0])
+        var query = ViolationQuery()
+        query.limit = 7
+        var pages = 0
+        let end = try ViolationScan(storage: storage, workspace: "shop", query: query).run(
+            try ViolationScanTests.checker(), throughSequence: try storage.lastSequence()
+        ) { _ in
+            pages += 1
+            return pages < 3
+        }
+        #expect(pages == 3)
+        #expect(end.violations.count == 7)
+        #expect(end.next != nil)
+        #expect(end.rowsRead < stream.sent.count / 2)
+    }
+
     @Test("one install with every event: a page resumed deep inside it is a seek, not a walk from its first row")
     func resumedInsideOneInstall() throws {
         let shape = Shape(name: "one install", installs: 1, visitsPerInstall: 600) { _, visit in "v-\(visit)" }

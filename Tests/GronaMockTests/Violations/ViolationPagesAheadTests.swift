@@ -92,6 +92,112 @@ struct ViolationPagesAheadTests {
         #expect(expiring.take(Self.key(skip: 1)) == nil)
     }
 
+    /// Page `index` of a run from `key()`: its `checkedEvents` is its index, and its `next` the key of the page
+    /// after it (`key(skip: index + 1)`), up to `last`.
+    static func runPage(_ index: Int, last: Int = .max) -> ViolationReport {
+        ViolationReport(
+            workspaceKey: "shop", violations: [], counts: [:], checkedEvents: index,
+            next: index < last ? key(skip: index + 1).query.cursor : nil, rowsRead: 0)
+    }
+
+    @Test("a run makes the pages after its first in one go, each taken by exactly its cursor, in order")
+    func runTakenInOrder() {
+        let ahead = ViolationPagesAhead(capacity: 8, runAhead: 8)
+        ahead.prepare(Self.key()) { deliver in
+            var index = 0
+            while deliver(Self.runPage(index, last: 5)) { index += 1 }
+        }
+        for index in 0...5 { #expect(ahead.take(Self.key(skip: index))?.checkedEvents == index) }
+        #expect(ahead.take(Self.key(skip: 6)) == nil)
+        #expect(eventually { ahead.count == 0 && ahead.runs == 0 })
+    }
+
+    @Test("a run stops once `runAhead` pages wait untaken (a client that stopped following), holding nothing")
+    func runStopsAhead() {
+        let ahead = ViolationPagesAhead(capacity: 8, runAhead: 3)
+        let made = Atomic<Int>(0)
+        ahead.prepare(Self.key()) { deliver in
+            var index = 0
+            while deliver(Self.runPage(index)) {
+                made.add(1, ordering: .relaxed)
+                index += 1
+            }
+            made.add(1, ordering: .relaxed)
+        }
+        #expect(eventually { ahead.runs == 0 })
+        #expect(made.load(ordering: .relaxed) == 3)
+        #expect(ahead.readyCount == 3)
+        // Taken, they make room; the request for the page after them starts the next run from there.
+        for index in 0..<3 { #expect(ahead.take(Self.key(skip: index))?.checkedEvents == index) }
+        #expect(ahead.count == 0)
+    }
+
+    @Test("a change to its workspace while a run makes a page drops the page and ends the run")
+    func runEndedByChange() {
+        let ahead = ViolationPagesAhead(capacity: 8, runAhead: 8)
+        let second = DispatchSemaphore(value: 0)
+        let changed = DispatchSemaphore(value: 0)
+        let delivered = Atomic<Int>(0)
+        ahead.prepare(Self.key()) { deliver in
+            guard deliver(Self.runPage(0)) else { return }
+            delivered.add(1, ordering: .relaxed)
+            second.signal()
+            changed.wait()
+            if deliver(Self.runPage(1)) { delivered.add(1, ordering: .relaxed) }
+            // Told to stop: a run that delivers again anyway is not heard.
+            _ = deliver(Self.runPage(2))
+        }
+        second.wait()
+        ahead.invalidate(workspace: "shop")
+        changed.signal()
+        #expect(ahead.take(Self.key(skip: 1)) == nil)
+        #expect(ahead.take(Self.key(skip: 0)) == nil)
+        #expect(ahead.take(Self.key(skip: 2)) == nil)
+        #expect(eventually { ahead.runs == 0 })
+        #expect(delivered.load(ordering: .relaxed) == 1)
+        #expect(ahead.count == 0)
+    }
+
+    @Test("stopped: no run starts, and `stop` returns once the runs under way ended")
+    func stopped() {
+        let ahead = ViolationPagesAhead(capacity: 8, runAhead: 8)
+        let started = DispatchSemaphore(value: 0)
+        ahead.prepare(Self.key()) { deliver in
+            started.signal()
+            var index = 0
+            while deliver(Self.runPage(index)) { index += 1 }
+        }
+        started.wait()
+        ahead.stop()
+        #expect(ahead.runs == 0)
+        #expect(ahead.count == 0)
+        ahead.prepare(Self.key("other")) { Self.report(1) }
+        #expect(ahead.count == 0)
+    }
+
+    @Test("at most `maxRuns` runs at once; a failed run leaves its page to the caller")
+    func runsBounded() {
+        let ahead = ViolationPagesAhead(capacity: 8, runAhead: 8, maxRuns: 1)
+        let release = DispatchSemaphore(value: 0)
+        ahead.prepare(Self.key()) { deliver in
+            release.wait()
+            _ = deliver(Self.report(1))
+        }
+        ahead.prepare(Self.key("other")) { Self.report(2) }
+        #expect(ahead.count == 1)
+        release.signal()
+        #expect(ahead.take(Self.key())?.checkedEvents == 1)
+
+        struct Failed: Error {}
+        ahead.prepare(Self.key()) { deliver in
+            _ = deliver(Self.runPage(0))
+            throw Failed()
+        }
+        #expect(ahead.take(Self.key())?.checkedEvents == 0)
+        #expect(ahead.take(Self.key(skip: 1)) == nil)
+        #expect(eventually { ahead.runs == 0 && ahead.count == 0 })
+    }
+
     /// A workspace where every visit repeats an event: one violation a visit.
     static func denseStream(visits: Int) -> ViolationStream {
         let banner = ViolationUnits.install(banner: true)
@@ -144,9 +250,10 @@ struct ViolationPagesAheadTests {
         let fixture = try MockFixture.standard()
         try fixture.withServer { server in
             try ViolationsEndpointTests.send(Self.denseStream(visits: 60), port: server.port)
-            // The first page, then the second with its cursor: the third is made ahead from here.
+            // The first page, then the second with its cursor: the third and the next are made ahead from here,
+            // until as many wait untaken as a run makes ahead.
             let (_, cursors) = try Self.follow(server.port, limit: 7, stopAfter: 2)
-            #expect(eventually { server.engine.pagesAhead.readyCount == 1 })
+            #expect(eventually { server.engine.pagesAhead.readyCount == ViolationPagesAhead.standardRunAhead })
             let deleted = try fetch(server.port, Control.request("DELETE", "/_mock/events?workspace=shop"))
             #expect(deleted.status == 200)
             let (status, body) = try EventsAPI.json(
