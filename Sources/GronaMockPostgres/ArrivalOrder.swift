@@ -56,9 +56,13 @@ enum ArrivalOrder {
     /// the group's lowest possible sequence, and tells the other instances' long-polls which workspaces get
     /// events (`PostgresRuntime.Channel.events`): one round trip, before the rows. PostgreSQL sends a
     /// notification at COMMIT, once the events can be read, and never for a group rolled back.
+    ///
+    /// Answers the events sequence's last value read after the locks, before the group's first row (nil when the
+    /// group has no batch): what `SequenceWatch` compares from group to group.
+    @discardableResult
     static func enter(
         _ changes: [StorageChange], _ connection: PostgresConnection, by method: EventWriteMethod
-    ) throws(PostgresError) {
+    ) throws(PostgresError) -> Int64? {
         var workspaces: Set<String> = []
         var rejects = false
         for change in changes {
@@ -66,22 +70,24 @@ enum ArrivalOrder {
             workspaces.insert(batch.workspaceKey)
             rejects = rejects || !batch.rejected.isEmpty
         }
-        guard !workspaces.isEmpty else { return }
+        guard !workspaces.isEmpty else { return nil }
         let alone = method == .skippingStored || rejects
         // Workspace keys are short and plain ([a-z0-9-]); a payload past PostgreSQL's 8000 bytes says "all".
         let listed = workspaces.sorted().joined(separator: ",")
         var binds = PostgresBinds()
         binds.append(arrivalLock)
         binds.append(listed.utf8.count < 7_000 ? listed : "*")
-        try connection.run(
+        let result = try connection.run(
             prepared: alone ? "arrival_alone" : "arrival_shared",
             """
             SELECT pg_advisory_xact_lock\(alone ? "" : "_shared")($1),
                 pg_advisory_xact_lock_shared(
                     \(announcementSpace),
                     ((coalesce(pg_sequence_last_value(\(eventSequence)), 0) + 1) % 2147483647)::integer),
-                pg_notify('\(PostgresRuntime.Channel.events.rawValue)', convert_from($2, 'UTF8'))
+                pg_notify('\(PostgresRuntime.Channel.events.rawValue)', convert_from($2, 'UTF8')),
+                coalesce(pg_sequence_last_value(\(eventSequence)), 0)
             """, binds)
+        return result.rowCount == 1 ? result.int64(0, 3) : nil
     }
 
     /// The events' identity sequence, in whichever schema `events` is found.

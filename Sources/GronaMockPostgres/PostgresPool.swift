@@ -1,14 +1,17 @@
 import GronaMockPlatform
 
-/// The connections behind `PostgresStorage`: one writing connection (the event writer, revisions, upkeep)
-/// and a few reading ones, each opened on first use and opened again after it broke, with a growing pause
-/// between attempts so that a server that is down is not hammered and a caller is not held up.
+/// The connections behind `PostgresStorage`: one writing connection (the event writer, revisions, upkeep), a
+/// second one for the half of a large group written beside the other half, and a few reading ones, each opened
+/// on first use and opened again after it broke, with a growing pause between attempts so that a server that is
+/// down is not hammered and a caller is not held up.
 ///
 /// `@unchecked Sendable` is sound because a connection is used only by the thread holding its slot's lock;
 /// the one thing another thread does is `PostgresCanceller.cancel`, which libpq allows.
 final class PostgresPool: @unchecked Sendable {
     let url: PostgresURL
     private let writer: Slot
+    /// The second writing connection, opened on the first group written side by side (`PostgresStorage.commit`).
+    private let sideWriter: Slot
     private let readers: [Slot]
     private let nextReader = Atomic<Int>(0)
     private let readsStopped = Atomic<Bool>(false)
@@ -16,12 +19,18 @@ final class PostgresPool: @unchecked Sendable {
     init(url: PostgresURL, readers count: Int) {
         self.url = url
         writer = Slot(url)
+        sideWriter = Slot(url)
         readers = (0..<max(1, count)).map { _ in Slot(url) }
     }
 
     /// Runs `body` on the writing connection, holding it.
     func withWriter<T>(_ body: (PostgresConnection) throws(PostgresError) -> T) throws(PostgresError) -> T {
         try writer.run(body)
+    }
+
+    /// Runs `body` on the second writing connection, holding it: the half of a group written side by side.
+    func withSideWriter<T>(_ body: (PostgresConnection) throws(PostgresError) -> T) throws(PostgresError) -> T {
+        try sideWriter.run(body)
     }
 
     /// Runs a query on a free reading connection; when every reader is busy, it waits for one, taken in turn.

@@ -1,4 +1,6 @@
+import Dispatch
 import GronaMock
+import GronaMockPlatform
 
 /// `GronaStorage` on PostgreSQL, through libpq: for several grona-mock instances on one shared database, or a
 /// team that already runs PostgreSQL. The same behaviour as `SQLiteStorage`, checked by the same suite.
@@ -9,10 +11,24 @@ import GronaMock
 /// then calls fail with `StorageError.Kind.unavailable` (a 503), never a crash.
 public final class PostgresStorage: GronaStorage {
     let pool: PostgresPool
+    /// The fewest events a group needs to be written side by side (`GroupHalves`); `Int.max` for never.
+    let sideBySideRows: Int
+    /// Where the second half of a group is written while the writer thread writes the first.
+    let sideQueue = DispatchQueue(label: "grona-postgres-side-writer")
+    /// Groups written as two halves side by side, for tests.
+    let groupsSideBySide = Atomic<Int>(0)
+    /// Whether another instance writes events too (then groups are written whole).
+    let sequenceWatch = Mutex(SequenceWatch())
 
     /// Connects to the database at `url` (`postgres://` or `postgresql://`, libpq's URL form) and brings
     /// its schema up to date; a database from a newer grona-mock is refused (`.schemaTooNew`).
-    public init(url: String, readers: Int = 4) throws(StorageError) {
+    public convenience init(url: String, readers: Int = 4) throws(StorageError) {
+        try self.init(url: url, readers: readers, sideBySideRows: GroupHalves.standardMinimumRows)
+    }
+
+    /// With the fewest events a group needs to be written side by side (tests make it small, or `Int.max`).
+    init(url: String, readers: Int, sideBySideRows: Int) throws(StorageError) {
+        self.sideBySideRows = sideBySideRows
         guard let parsed = PostgresURL(url) else {
             throw StorageError(.failed, "a PostgreSQL store is a postgres:// or postgresql:// URL")
         }
@@ -57,22 +73,40 @@ public final class PostgresStorage: GronaStorage {
     /// deadlock with another instance copying the same ids in another order) is rolled back and written
     /// again skipping what is stored, alone (`EventWriteMethod`, `ArrivalOrder`): only the committed
     /// transaction's outcomes are returned, so nothing is acknowledged before its commit.
+    ///
+    /// A large group of event batches alone is written as two transactions side by side (`GroupHalves`).
     public func commit(_ changes: [StorageChange]) throws(StorageError) -> [StorageChangeOutcome] {
+        let start = SequenceStart()
+        defer { sequenceWatch.withLock { $0.wrote(changes, start: start.value, now: .now) } }
+        if !sequenceWatch.withLock({ $0.othersWriting(now: .now) }),
+            let halves = GroupHalves(changes, minimumRows: sideBySideRows)
+        {
+            return try commit(halves, start: start)
+        }
+        return try commit(changes, onSideWriter: false, start: start)
+    }
+
+    /// `changes` in one transaction, on the writing connection or the second one; `start` is told the events
+    /// sequence's last value before its rows.
+    func commit(_ changes: [StorageChange], onSideWriter: Bool, start: SequenceStart) throws(StorageError)
+        -> [StorageChangeOutcome]
+    {
         try run { () throws(PostgresError) in
-            try pool.withWriter { connection throws(PostgresError) in
+            let write = { (connection: PostgresConnection) throws(PostgresError) -> [StorageChangeOutcome] in
                 do throws(PostgresError) {
                     return try connection.transaction { () throws(PostgresError) in
-                        try Self.apply(changes, connection, by: .copy)
+                        try Self.apply(changes, connection, by: .copy, start: start)
                     }
                 } catch {
                     guard Self.retriedSkippingStored.contains(error.sqlState ?? ""), !error.connectionLost else {
                         throw error
                     }
                     return try connection.transaction { () throws(PostgresError) in
-                        try Self.apply(changes, connection, by: .skippingStored)
+                        try Self.apply(changes, connection, by: .skippingStored, start: start)
                     }
                 }
             }
+            return onSideWriter ? try pool.withSideWriter(write) : try pool.withWriter(write)
         }
     }
 
@@ -83,9 +117,10 @@ public final class PostgresStorage: GronaStorage {
 
     /// Applies the changes in order; consecutive batches are written together, as one run of inserts.
     private static func apply(
-        _ changes: [StorageChange], _ connection: PostgresConnection, by method: EventWriteMethod
+        _ changes: [StorageChange], _ connection: PostgresConnection, by method: EventWriteMethod,
+        start: SequenceStart
     ) throws(PostgresError) -> [StorageChangeOutcome] {
-        try ArrivalOrder.enter(changes, connection, by: method)
+        if let last = try ArrivalOrder.enter(changes, connection, by: method) { start.saw(last) }
         var outcomes: [StorageChangeOutcome] = []
         outcomes.reserveCapacity(changes.count)
         var pending: [EventBatch] = []

@@ -59,7 +59,8 @@ struct PostgresCopyTests {
 
     @Test("a group larger than libpq's buffers and the COPY's pieces is stored whole, in order")
     func largeGroup() throws {
-        let storage = try PostgresStorage(url: try TestPostgres.freshURL())
+        // One transaction, so one COPY (a group in halves takes its sequence numbers in two runs side by side).
+        let storage = try PostgresStorage(url: try TestPostgres.freshURL(), readers: 4, sideBySideRows: .max)
         let padding = String(repeating: "x", count: 1_500)
         let json = { (id: String) in Array("{\"eventID\":\"\(id)\",\"pad\":\"\(padding)\"}".utf8) }
         let batches: [StorageChange] = (0..<8).map { part in

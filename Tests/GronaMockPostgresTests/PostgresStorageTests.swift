@@ -15,6 +15,12 @@ struct PostgresConformanceTests {
     func conformance(_ check: StorageConformance) throws {
         try check.run(on: try PostgresStorage(url: try TestPostgres.freshURL()))
     }
+
+    /// Every group of two batches or more written in two halves side by side (`GroupHalves`), however small.
+    @Test("with every group of two batches written side by side", arguments: StorageConformance.checks)
+    func conformanceSideBySide(_ check: StorageConformance) throws {
+        try check.run(on: try PostgresStorage(url: try TestPostgres.freshURL(), readers: 4, sideBySideRows: 2))
+    }
 }
 
 /// What only the PostgreSQL backend does: its schema under an advisory lock, several instances on one

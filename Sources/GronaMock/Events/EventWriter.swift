@@ -148,6 +148,12 @@ final class EventWriter: Sendable {
             case (.deleteEvents(let workspaceKey), .deleted):
                 deletedAny = true
                 deleted.append(workspaceKey)
+            case (_, .failed(let error)):
+                logger.error("events could not be stored", [("error", "\(error)")])
+                status.withLock {
+                    $0.writable = false
+                    $0.lastError = "\(error)"
+                }
             default:
                 break
             }
@@ -170,7 +176,10 @@ final class EventWriter: Sendable {
         // was derived from them (a violations page made ahead), and deletes are rare.
         for workspace in deleted { publish(.eventsDeleted(workspace: workspace)) }
         for (index, job) in group.enumerated() {
-            let outcome = outcomes.map { $0[index] }
+            let outcome = outcomes.flatMap { outcomes -> Result<StorageChangeOutcome, StorageError> in
+                if case .failed(let error) = outcomes[index] { return .failure(error) }
+                return .success(outcomes[index])
+            }
             switch job {
             case .write(_, let completion):
                 completion(

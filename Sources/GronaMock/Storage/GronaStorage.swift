@@ -101,6 +101,10 @@ public enum StorageChangeOutcome: Sendable, Equatable {
     case batch(EventBatchResult)
     case deleted(events: Int)
     case probed
+    /// This change was not made, while the others of the commit were: a backend that writes one commit in
+    /// several transactions (PostgreSQL's groups side by side) when one of them failed. Its client is answered
+    /// the error; nothing of the change is stored.
+    case failed(StorageError)
 }
 
 /// One page of a listing: the rows, and the cursor of the next page when there is one.
@@ -143,7 +147,7 @@ public struct EventTally: Sendable, Equatable {
 }
 
 /// Why storage could not do what it was asked, as a sentence with no secrets in it.
-public struct StorageError: Error, Sendable, CustomStringConvertible {
+public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {
         /// Busy, locked, full, unreachable, or shutting down: asking again later may succeed.
         case unavailable
