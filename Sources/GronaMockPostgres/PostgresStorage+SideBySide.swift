@@ -97,8 +97,10 @@ extension PostgresStorage {
         case (.failure(let error), .failure):
             throw error
         case (.success(let one), .failure):
+            sequenceWatch.withLock { $0.halfFailed(now: .now) }
             return one + writtenAgain(halves.second, start: start)
         case (.failure, .success(let other)):
+            sequenceWatch.withLock { $0.halfFailed(now: .now) }
             return writtenAgain(halves.first, start: start) + other
         }
     }
@@ -130,24 +132,30 @@ final class SequenceStart: Sendable {
 /// stored 0.84x of what one did (four transactions at once, groups of some 115 events).
 ///
 /// A group rolled back and written again (a stored duplicate met) also moves the sequence on by more than its
-/// events: that reads as another writer, and only keeps groups whole for `quiet`.
+/// events: that reads as another writer, and only keeps groups whole for `quiet`. So does a half that failed
+/// while the other committed (`halfFailed`): a second connection that cannot be opened (a `max_connections` or
+/// per-role limit reached) would otherwise cost every large group a failed attempt and a second write.
 struct SequenceWatch {
-    /// How long after the last sign of another writer groups stay whole.
+    /// How long after the last sign of another writer (or of a failed half) groups stay whole.
     static let quiet: Duration = .seconds(5)
 
     private var lastStart: Int64?
     private var rowsSince = 0
-    private var othersSeenAt: ContinuousClock.Instant?
+    private var wholeSince: ContinuousClock.Instant?
 
+    /// Whether groups are written whole now: another writer, or a failed half, seen less than `quiet` ago.
     func othersWriting(now: ContinuousClock.Instant) -> Bool {
-        guard let othersSeenAt else { return false }
-        return othersSeenAt.duration(to: now) < Self.quiet
+        guard let wholeSince else { return false }
+        return wholeSince.duration(to: now) < Self.quiet
     }
+
+    /// One half of a group failed while the other committed.
+    mutating func halfFailed(now: ContinuousClock.Instant) { wholeSince = now }
 
     /// A group of `changes` was written (or tried) from `start` on.
     mutating func wrote(_ changes: [StorageChange], start: Int64?, now: ContinuousClock.Instant) {
         guard let start else { return }
-        if let lastStart, start > lastStart + Int64(rowsSince) { othersSeenAt = now }
+        if let lastStart, start > lastStart + Int64(rowsSince) { wholeSince = now }
         lastStart = start
         rowsSince = changes.reduce(0) { rows, change in
             guard case .batch(let batch) = change else { return rows }

@@ -112,6 +112,8 @@ struct PostgresSideBySideTests {
         }
         // Only the first half's events are stored: the other half's batches are wholly absent.
         #expect(try storage.eventCount() == 12)
+        // A failed half keeps the next groups whole for a while.
+        #expect(storage.sequenceWatch.withLock { $0.othersWriting(now: .now) })
         // Both halves failing is the group failing, as one transaction's would: nothing stored, an error. (The
         // rows refused above took sequence numbers, which reads as another writer: forgotten here.)
         storage.sequenceWatch.withLock { $0 = SequenceWatch() }

@@ -138,6 +138,9 @@ final class EventWriter: Sendable {
         var deleted: [String?] = []
         var written: [(EventBatch, EventBatchResult)] = []
         var events = 0
+        // Changes the storage answered `.failed` while it stored the others: logged once for the commit.
+        var failed: Int?
+        var failedError: StorageError?
         for (change, outcome) in zip(changes, results) {
             switch (change, outcome) {
             case (.batch(let batch), .batch(let counts)):
@@ -149,13 +152,18 @@ final class EventWriter: Sendable {
                 deletedAny = true
                 deleted.append(workspaceKey)
             case (_, .failed(let error)):
-                logger.error("events could not be stored", [("error", "\(error)")])
-                status.withLock {
-                    $0.writable = false
-                    $0.lastError = "\(error)"
-                }
+                failed = (failed ?? 0) + 1
+                failedError = error
             default:
                 break
+            }
+        }
+        if let failed, let failedError {
+            logger.error(
+                "events could not be stored", [("error", "\(failedError)"), ("requests", "\(failed)")])
+            status.withLock {
+                $0.writable = false
+                $0.lastError = "\(failedError)"
             }
         }
         metrics?.recordCommit(.init(seconds: seconds, batches: written.count, events: events), batches: written)

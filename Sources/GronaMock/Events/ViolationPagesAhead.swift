@@ -79,8 +79,9 @@ final class ViolationPagesAhead: Sendable {
     /// its workspace changed): the caller checks it itself.
     func take(_ key: Key) -> ViolationReport? {
         let finished = state.withLock { state -> DispatchGroup? in
-            guard case .making(let finished, _, _) = state.slots[key] else { return nil }
-            return finished
+            guard case .making(let finished, let stale, _) = state.slots[key] else { return nil }
+            // A page already known stale is thrown away when made: the caller checks it now, without waiting.
+            return stale ? nil : finished
         }
         finished?.wait()
         return state.withLock { state -> ViolationReport? in
@@ -102,6 +103,8 @@ final class ViolationPagesAhead: Sendable {
             guard !state.stopped, state.slots[key] == nil, state.slots.count < capacity, state.runs < maxRuns else {
                 return nil
             }
+            // Under the lock that saw `stopped` false, so that `stop` never passes a run about to start.
+            running.enter()
             finished.enter()
             state.runs += 1
             state.lastRun += 1
@@ -109,7 +112,6 @@ final class ViolationPagesAhead: Sendable {
             return state.lastRun
         }
         guard let id else { return }
-        running.enter()
         queue.async { [self] in
             var current = key
             var currentFinished = finished

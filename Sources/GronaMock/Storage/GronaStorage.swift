@@ -11,8 +11,9 @@
 public protocol GronaStorage: AnyObject, Sendable {
     // MARK: Writing (the writer thread only)
 
-    /// Applies `changes` in one transaction, all or nothing, and returns one outcome per change, in order.
-    /// When it throws, nothing of the group is stored. An event whose `eventID` is already stored for its
+    /// Applies `changes` and returns one outcome per change, in order: in one transaction, all or nothing, or
+    /// (PostgreSQL's groups side by side) in several, when a change whose transaction failed is answered
+    /// `.failed` and the others were stored. When it throws, nothing of the group is stored. An event whose `eventID` is already stored for its
     /// workspace is a duplicate, counted and not stored again (contract §7).
     func commit(_ changes: [StorageChange]) throws(StorageError) -> [StorageChangeOutcome]
 

@@ -162,13 +162,22 @@ struct ViolationPagesAheadTests {
     func stopped() {
         let ahead = ViolationPagesAhead(capacity: 8, runAhead: 8)
         let started = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let ended = Atomic<Bool>(false)
         ahead.prepare(Self.key()) { deliver in
+            _ = deliver(Self.runPage(0))
             started.signal()
-            var index = 0
+            // Held until after `stop` was called: `stop` must wait for it.
+            release.wait()
+            var index = 1
             while deliver(Self.runPage(index)) { index += 1 }
+            ended.store(true, ordering: .relaxed)
         }
         started.wait()
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) { release.signal() }
         ahead.stop()
+        let endedBeforeStopReturned = ended.load(ordering: .relaxed)
+        #expect(endedBeforeStopReturned)
         #expect(ahead.runs == 0)
         #expect(ahead.count == 0)
         ahead.prepare(Self.key("other")) { Self.report(1) }
