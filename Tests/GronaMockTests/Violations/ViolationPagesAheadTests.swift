@@ -197,6 +197,8 @@ struct ViolationPagesAheadTests {
         release.signal()
         #expect(ahead.take(Self.key())?.checkedEvents == 1)
 
+        // The first run ends after it filed its page: only then may another start.
+        #expect(eventually { ahead.runs == 0 })
         struct Failed: Error {}
         ahead.prepare(Self.key()) { deliver in
             _ = deliver(Self.runPage(0))
