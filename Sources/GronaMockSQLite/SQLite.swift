@@ -307,6 +307,17 @@ final class SQLiteStatement {
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
+    /// The column's bytes (text or blob), valid only inside `body`; nil for NULL.
+    func withBytes<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer?) -> T) -> T {
+        // The pointer first, then the count: SQLite's documented order (no conversion in between). A null
+        // pointer is NULL or an empty value; only then is the type asked, a call saved on every other column.
+        guard let pointer = sqlite3_column_blob(statement, column) else {
+            let isNull = sqlite3_column_type(statement, column) == SQLITE_NULL
+            return body(isNull ? nil : UnsafeRawBufferPointer(start: nil, count: 0))
+        }
+        return body(UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(statement, column))))
+    }
+
     func blob(_ column: Int32) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(statement, column))
         guard count > 0, let pointer = sqlite3_column_blob(statement, column) else { return [] }

@@ -3,6 +3,60 @@ import GronaMock
 /// `scanEvents`: statements over `events_by_visit`, stepped row by row into the caller's closure.
 extension SQLiteStorage {
     public func scanEvents(_ scan: EventScan, _ body: (StoredEventColumns) -> Bool) throws(StorageError) {
+        try statements(scan) { statement throws(SQLiteError) in
+            while try statement.step() {
+                let row = StoredEventColumns(
+                    sequence: statement.int64(0), eventID: statement.text(1) ?? "", type: statement.text(2) ?? "",
+                    timestamp: statement.int64(3), receivedAt: statement.int64(4),
+                    correctedTimestamp: statement.int64(5), installID: statement.text(6) ?? "",
+                    customerID: statement.text(7), visitID: statement.text(8), campaignID: statement.text(9),
+                    variantID: statement.text(10), arm: statement.text(11), placement: statement.text(12),
+                    demo: statement.int64(13) != 0,
+                    configRevision: statement.isNull(14) ? nil : statement.int64(14), json: statement.blob(15))
+                guard body(row) else { return false }
+            }
+            return true
+        }
+    }
+
+    /// The columns' bytes copied straight from SQLite's row into the batch: no `String` or array per row.
+    public func scanEvents(
+        _ scan: EventScan, into batch: inout StoredEventBatch, _ body: (inout StoredEventBatch) -> Bool
+    ) throws(StorageError) {
+        try statements(scan) { statement throws(SQLiteError) in
+            while try statement.step() {
+                func pack(_ column: Int32) -> StoredEventBatch.Field? {
+                    statement.withBytes(column) { batch.pack($0) }
+                }
+                let eventID = pack(1) ?? .empty
+                let type = pack(2) ?? .empty
+                let installID = pack(6) ?? .empty
+                let customerID = pack(7)
+                let visitID = pack(8)
+                let campaignID = pack(9)
+                let variantID = pack(10)
+                let arm = pack(11)
+                let placement = pack(12)
+                let json = pack(15) ?? .empty
+                batch.append(
+                    StoredEventBatch.Row(
+                        sequence: statement.int64(0), timestamp: statement.int64(3), receivedAt: statement.int64(4),
+                        correctedTimestamp: statement.int64(5),
+                        configRevision: statement.isNull(14) ? nil : statement.int64(14),
+                        demo: statement.int64(13) != 0, eventID: eventID, type: type, installID: installID,
+                        customerID: customerID, visitID: visitID, campaignID: campaignID, variantID: variantID,
+                        arm: arm, placement: placement, json: json))
+                guard body(&batch) else { return false }
+            }
+            return true
+        }
+    }
+
+    /// Runs the statements of `scan` (see `legs`) one after the other, each handed to `step`, which steps it and
+    /// answers false when its caller stopped the scan.
+    private func statements(
+        _ scan: EventScan, _ step: (SQLiteStatement) throws(SQLiteError) -> Bool
+    ) throws(StorageError) {
         var conditions = ["workspace_key = ?", "seq <= ?"]
         var values: [SQLiteValue] = [.text(scan.workspace), .integer(scan.throughSequence)]
         if let installID = scan.installID {
@@ -19,7 +73,10 @@ extension SQLiteStorage {
                         WHERE \((conditions + [condition].compactMap { $0 }).joined(separator: " AND "))
                         ORDER BY install_id, visit_id, seq
                         """
-                    guard try step(connection, sql, values + more, body) else { return }
+                    let statement = try connection.prepare(sql)
+                    defer { scanSteps.add(statement.virtualMachineSteps, ordering: .relaxed) }
+                    try statement.bind(values + more)
+                    guard try step(statement) else { return }
                 }
             }
         }
@@ -42,27 +99,5 @@ extension SQLiteStorage {
             ]
         }
         return [("(install_id, visit_id, seq) >= (?, ?, ?)", [install, .text(visitID), .integer(start.sequence)])]
-    }
-
-    /// Steps one statement into `body`; false when `body` stopped the scan.
-    private func step(
-        _ connection: SQLiteConnection, _ sql: String, _ values: [SQLiteValue],
-        _ body: (StoredEventColumns) -> Bool
-    ) throws(SQLiteError) -> Bool {
-        let statement = try connection.prepare(sql)
-        defer { scanSteps.add(statement.virtualMachineSteps, ordering: .relaxed) }
-        try statement.bind(values)
-        while try statement.step() {
-            let row = StoredEventColumns(
-                sequence: statement.int64(0), eventID: statement.text(1) ?? "", type: statement.text(2) ?? "",
-                timestamp: statement.int64(3), receivedAt: statement.int64(4),
-                correctedTimestamp: statement.int64(5), installID: statement.text(6) ?? "",
-                customerID: statement.text(7), visitID: statement.text(8), campaignID: statement.text(9),
-                variantID: statement.text(10), arm: statement.text(11), placement: statement.text(12),
-                demo: statement.int64(13) != 0,
-                configRevision: statement.isNull(14) ? nil : statement.int64(14), json: statement.blob(15))
-            guard body(row) else { return false }
-        }
-        return true
     }
 }

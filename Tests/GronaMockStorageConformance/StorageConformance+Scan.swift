@@ -90,6 +90,45 @@ extension StorageConformance {
                 variantID: nil, arm: nil, placement: nil, demo: false, configRevision: nil, json: Array("{}".utf8))
             try expectEqual(rows.first, none, "bare")
         },
+        StorageConformance("scanEvents packing into a batch hands the same rows, NULL apart from empty") { storage in
+            var empty = Sample.event("empty", install: "install-ü")
+            empty.customerID = ""
+            empty.visitID = "visit-é"
+            var bare = EventRecord(
+                workspaceKey: "acme", eventID: "bare", type: "purchase", timestamp: 5, receivedAt: 6,
+                correctedTimestamp: 7, installID: "install-ü", json: Array("{}".utf8))
+            bare.configRevision = nil
+            let many = (0..<300).map { visitEvent("m\($0)", "i\($0 % 3)", $0 % 4 == 0 ? nil : "v\($0 % 5)") }
+            _ = try storage.commit([Sample.batch([Sample.event("full"), empty, bare] + many)])
+            let scan = EventScan(workspace: "acme", throughSequence: try storage.lastSequence())
+            var rows: [StoredEventColumns] = []
+            try storage.scanEvents(scan) { row in
+                rows.append(row)
+                return true
+            }
+            // Packed: the batch handed on every 7 rows (as the read-ahead does), the rest left in it at the end.
+            var packed: [StoredEventColumns] = []
+            var batch = StoredEventBatch()
+            try storage.scanEvents(scan, into: &batch) { batch in
+                guard batch.count == 7 else { return true }
+                packed += (0..<batch.count).map { batch[$0] }
+                batch.removeAll()
+                return true
+            }
+            packed += (0..<batch.count).map { batch[$0] }
+            try expectEqual(packed, rows, "same rows")
+            try expectEqual(packed.first { $0.eventID == "empty" }?.customerID, "", "an empty text stays empty")
+            try expectEqual(packed.first { $0.eventID == "bare" }?.customerID, nil, "NULL stays absent")
+            // Stopping: body's false ends the scan after the row it was handed.
+            var handed = 0
+            var stopped = StoredEventBatch()
+            try storage.scanEvents(scan, into: &stopped) { _ in
+                handed += 1
+                return handed < 5
+            }
+            try expectEqual(handed, 5, "stopped")
+            try expectEqual((0..<stopped.count).map { stopped[$0] }, Array(rows.prefix(5)), "rows up to the stop")
+        },
         StorageConformance("scanEvents over more rows than one read of a backend: all, in order, resumable") {
             storage in
             // 2,500 events over 5 installs and 11 visits (one of them none), in an order that mixes them: more

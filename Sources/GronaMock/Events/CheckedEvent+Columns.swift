@@ -4,24 +4,31 @@ extension CheckedEvent {
     private static let members: [StaticString] = ["screen", "key", "preview", "demo", "treatments"]
     private static let screenMembers: [StaticString] = ["type", "id", "name"]
 
-    /// Reads a stored event from its columns and a skim of its JSON (`JSONMembers`): the same fields as
-    /// `init(_: JSONValue)` gives for the event as the inspection API lists it, at a fraction of the cost.
-    init(_ row: StoredEventColumns) {
-        let json = row.json[...]
+    /// Reads row `index` of a scan's batch from its columns and a skim of its JSON (`JSONMembers`): the same
+    /// fields as `init(_: JSONValue)` gives for the event as the inspection API lists it, at a fraction of the
+    /// cost. The JSON is read where it lies in the batch; the columns that repeat from row to row are read once
+    /// while they do (`RepeatedColumns`).
+    init(_ batch: StoredEventBatch, row index: Int, columns: inout RepeatedColumns) {
+        let row = batch.rows[index]
+        let json = batch.bytes[row.json.range]
         guard let found = JSONMembers.ranges(in: json, keys: Self.members) else {
             self.init(
                 EventStore.json(
                     StoredEventRow(
-                        sequence: row.sequence, workspaceKey: "", installID: row.installID, receivedAt: row.receivedAt,
-                        correctedTimestamp: row.correctedTimestamp, json: row.json)))
+                        sequence: row.sequence, workspaceKey: "", installID: batch.string(row.installID),
+                        receivedAt: row.receivedAt, correctedTimestamp: row.correctedTimestamp, json: Array(json))))
             return
         }
         self.init(
-            sequence: row.sequence, eventID: row.eventID, type: EventType(rawValue: row.type), installID: row.installID,
-            customerID: row.customerID, correctedTimestamp: row.correctedTimestamp,
-            configRevision: row.configRevision, placement: row.placement.map(Placement.init(rawValue:)),
-            visitID: row.visitID, campaignID: row.campaignID, variantID: row.variantID,
-            arm: row.arm.map(Arm.init(rawValue:)))
+            sequence: row.sequence, eventID: batch.string(row.eventID),
+            type: columns.type.value(batch, row.type, EventType.init(rawValue:)) ?? .unknown(""),
+            installID: columns.installID.value(batch, row.installID) ?? "",
+            customerID: columns.customerID.value(batch, row.customerID), correctedTimestamp: row.correctedTimestamp,
+            configRevision: row.configRevision,
+            placement: columns.placement.value(batch, row.placement, Placement.init),
+            visitID: columns.visitID.value(batch, row.visitID),
+            campaignID: columns.campaignID.value(batch, row.campaignID),
+            variantID: columns.variantID.value(batch, row.variantID), arm: columns.arm.value(batch, row.arm, Arm.init))
         key = JSONMembers.string(json, found[1])
         if let range = found[3] {
             demo =

@@ -97,10 +97,12 @@ struct ViolationScan {
         let scan = EventScan(
             workspace: workspace, installID: query.installID, start: query.cursor?.position, throughSequence: through)
         var stopped = false
-        let rowsRead = try PrefetchingScan.run(storage, scan) { row in
+        var columns = RepeatedColumns()
+        let rowsRead = try PrefetchingScan.run(storage, scan) { batch, index in
             rowsHanded += 1
+            let event = CheckedEvent(batch, row: index, columns: &columns)
             if let start = groupStart,
-                row.visitID == nil || row.visitID != start.visitID || row.installID != start.installID
+                event.visitID == nil || event.visitID != start.visitID || event.installID != start.installID
             {
                 guard closeVisit(start) else {
                     stopped = true
@@ -109,13 +111,15 @@ struct ViolationScan {
                 groupStart = nil
                 held = 0
             }
-            if groupStart == nil { groupStart = row.position }
+            if groupStart == nil {
+                groupStart = EventScanPosition(
+                    installID: event.installID, visitID: event.visitID, sequence: event.sequence)
+            }
             held += 1
             outcome.mostEventsHeld = max(outcome.mostEventsHeld, held)
-            let event = CheckedEvent(row)
             if needsFacts {
-                let campaigns = row.campaignID.map { [$0] } ?? event.treatments.map(\.campaignID)
-                facts[row.sequence] = EventFacts(timestamp: row.timestamp, campaigns: campaigns)
+                let campaigns = event.campaignID.map { [$0] } ?? event.treatments.map(\.campaignID)
+                facts[event.sequence] = EventFacts(timestamp: batch.rows[index].timestamp, campaigns: campaigns)
             }
             checker.add(event)
             outcome.checkedEvents += 1

@@ -55,6 +55,15 @@ public protocol GronaStorage: AnyObject, Sendable {
     /// thread and must not call back into the storage.
     func scanEvents(_ scan: EventScan, _ body: (StoredEventColumns) -> Bool) throws(StorageError)
 
+    /// `scanEvents`, packed (`StoredEventBatch`): each row is appended to `batch`, then `body` is called with it,
+    /// until `body` returns false or the events run out. `body` takes rows out as it likes (hands the batch on,
+    /// empties it); the storage only appends, so the rows `body` left are in `batch` when the scan returns. Same
+    /// rows, order and bounds as `scanEvents`, without an allocation per row: what the violations check reads on
+    /// another thread (`PrefetchingScan`). A backend without its own packing gets `scanEvents` packed row by row.
+    func scanEvents(
+        _ scan: EventScan, into batch: inout StoredEventBatch, _ body: (inout StoredEventBatch) -> Bool
+    ) throws(StorageError)
+
     /// One page of rejected events, of one workspace or all.
     func rejectedEvents(workspace: String?, page: EventPage) throws(StorageError) -> StoredPage<StoredRejectedEvent>
 
@@ -167,4 +176,15 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 
     public var description: String { message }
+}
+
+extension GronaStorage {
+    public func scanEvents(
+        _ scan: EventScan, into batch: inout StoredEventBatch, _ body: (inout StoredEventBatch) -> Bool
+    ) throws(StorageError) {
+        try scanEvents(scan) { row in
+            batch.append(row)
+            return body(&batch)
+        }
+    }
 }

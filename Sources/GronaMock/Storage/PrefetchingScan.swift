@@ -1,9 +1,11 @@
 import Dispatch
 import GronaMockPlatform
 
-/// `GronaStorage.scanEvents` read ahead on a thread of its own, so that reading the rows (the database's
-/// stepping, the rows' strings) and checking them overlap on two cores instead of taking turns: the
-/// violations check spends about as long on each.
+/// `GronaStorage.scanEvents(_:into:_:)` read ahead on a thread of its own, so that reading the rows (the
+/// database's stepping, copying the columns' bytes) and checking them overlap on two cores instead of taking
+/// turns. The rows cross in packed chunks (`StoredEventBatch`), two allocations a chunk: as one value per row,
+/// the reader allocated and the checker freed some five blocks an event, and glibc frees another thread's
+/// memory under that thread's arena lock (issue 32).
 ///
 /// Memory stays bounded: at most `depth` chunks of `chunkSize` rows wait between the reader and the caller.
 /// When the caller stops early (a page filled), the reader stops at its next chunk; when the reader fails,
@@ -20,36 +22,38 @@ enum PrefetchingScan {
     static let chunkSize = 128
     static let firstChunkSize = 16
     static let depth = 1
+    /// A chunk is handed on once its bytes pass this too, so that a run of large events (32 KiB each at most
+    /// from the events route, more from a database another program wrote) still waits in small pieces.
+    static let maxChunkBytes = 1 << 20
     /// The chunks queued, the one the reader fills while it waits for room, and the rest of the one the caller
     /// stopped in: what a scan may read and never hand over.
     static let maxReadAhead = (depth + 2) * chunkSize
 
-    /// Hands `body` the rows of `scan` until it answers false; returns how many rows the storage read, those
-    /// read ahead and never handed over included (the work done, which tests bound).
+    /// Hands `body` the rows of `scan` (each as its chunk and its index there) until it answers false; returns
+    /// how many rows the storage read, those read ahead and never handed over included (the work done, which
+    /// tests bound).
     @discardableResult
     static func run(
-        _ storage: any GronaStorage, _ scan: EventScan, _ body: (StoredEventColumns) -> Bool
+        _ storage: any GronaStorage, _ scan: EventScan, _ body: (StoredEventBatch, Int) -> Bool
     ) throws(StorageError) -> Int {
         let channel = ScanChannel(depth: depth)
         let rowsRead = Mutex(0)
         let reader = LoopThread.trySpawn(name: "grona-scan") {
-            var chunk: [StoredEventColumns] = []
-            chunk.reserveCapacity(chunkSize)
             var size = firstChunkSize
+            var batch = StoredEventBatch(reservingRows: size, bytesPerRow: 512)
             var read = 0
             defer { rowsRead.withLock { $0 = read } }
             do throws(StorageError) {
-                try storage.scanEvents(scan) { row in
+                try storage.scanEvents(scan, into: &batch) { batch in
                     read += 1
-                    chunk.append(row)
-                    guard chunk.count == size else { return true }
-                    defer {
-                        chunk.removeAll(keepingCapacity: true)
-                        size = min(size * 2, chunkSize)
-                    }
-                    return channel.send(.rows(chunk))
+                    guard batch.count == size || batch.bytes.count >= maxChunkBytes else { return true }
+                    let full = batch
+                    size = min(size * 2, chunkSize)
+                    // The next chunk's buffers sized from this one's, so filling it reallocates nothing.
+                    batch = StoredEventBatch(reservingRows: size, bytesPerRow: full.bytes.count / full.count + 64)
+                    return channel.send(.rows(full))
                 }
-                if !chunk.isEmpty, !channel.send(.rows(chunk)) { return }
+                if !batch.isEmpty, !channel.send(.rows(batch)) { return }
                 _ = channel.send(.end)
             } catch {
                 _ = channel.send(.failed(error))
@@ -57,9 +61,11 @@ enum PrefetchingScan {
         }
         guard let reader else {
             var read = 0
-            try storage.scanEvents(scan) { row in
+            var batch = StoredEventBatch()
+            try storage.scanEvents(scan, into: &batch) { batch in
                 read += 1
-                return body(row)
+                defer { batch.removeAll() }
+                return body(batch, batch.count - 1)
             }
             return read
         }
@@ -70,9 +76,9 @@ enum PrefetchingScan {
         }
         while true {
             switch channel.receive() {
-            case .rows(let rows):
-                for row in rows {
-                    guard body(row) else { return finish() }
+            case .rows(let batch):
+                for index in 0..<batch.count {
+                    guard body(batch, index) else { return finish() }
                 }
             case .end: return finish()
             case .failed(let error):
@@ -87,7 +93,7 @@ enum PrefetchingScan {
 /// only ever wakes a waiter (both start at zero, so neither is disposed of while "in use").
 private final class ScanChannel: Sendable {
     enum Message: Sendable {
-        case rows([StoredEventColumns])
+        case rows(StoredEventBatch)
         case end
         case failed(StorageError)
     }

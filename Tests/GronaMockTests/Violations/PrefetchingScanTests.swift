@@ -41,12 +41,39 @@ struct PrefetchingScanTests {
         let storage = try Self.storage(events: count)
         let scan = EventScan(workspace: "shop", throughSequence: try storage.lastSequence())
         var sequences: [Int64] = []
-        try PrefetchingScan.run(storage, scan) { row in
-            sequences.append(row.sequence)
+        try PrefetchingScan.run(storage, scan) { batch, index in
+            sequences.append(batch.rows[index].sequence)
             return true
         }
         #expect(sequences.count == count)
         #expect(sequences == (try Self.direct(storage, scan)))
+    }
+
+    @Test("rows are handed over whole, also when large events fill chunks by their bytes")
+    func largeRows() throws {
+        let storage = try SQLiteStorage(path: ":memory:")
+        // 40 events of 60 KiB: a chunk is handed on by its bytes (`maxChunkBytes`) long before its row count.
+        let records = (0..<40).map { number in
+            EventRecord(
+                workspaceKey: "shop", eventID: "big\(number)", type: "exposure", timestamp: 1, receivedAt: 1,
+                correctedTimestamp: 1, installID: "install-\(number % 3)",
+                json: Array("{\"pad\":\"\(String(repeating: "x", count: 60 * 1024 + number))\"}".utf8))
+        }
+        _ = try storage.commit([.batch(EventBatch(workspaceKey: "shop", accepted: records, rejected: []))])
+        let scan = EventScan(workspace: "shop", throughSequence: try storage.lastSequence())
+        var expected: [StoredEventColumns] = []
+        try storage.scanEvents(scan) { row in
+            expected.append(row)
+            return true
+        }
+        var seen: [StoredEventColumns] = []
+        try PrefetchingScan.run(storage, scan) { batch, index in
+            #expect(batch.bytes.count <= PrefetchingScan.maxChunkBytes + 64 * 1024)
+            seen.append(batch[index])
+            return true
+        }
+        #expect(seen.count == 40)
+        #expect(seen == expected)
     }
 
     @Test("a caller that stops gets no row after it, and the reader ends", arguments: [1, 700, 2_049])
@@ -54,7 +81,7 @@ struct PrefetchingScanTests {
         let storage = try Self.storage(events: 5_000)
         let scan = EventScan(workspace: "shop", throughSequence: try storage.lastSequence())
         var seen = 0
-        try PrefetchingScan.run(storage, scan) { _ in
+        try PrefetchingScan.run(storage, scan) { _, _ in
             seen += 1
             return seen < after
         }
@@ -73,7 +100,7 @@ struct PrefetchingScanTests {
         storage.interruptReads()
         let scan = EventScan(workspace: "shop", throughSequence: 100)
         #expect(throws: StorageError.self) {
-            try PrefetchingScan.run(storage, scan) { _ in true }
+            try PrefetchingScan.run(storage, scan) { _, _ in true }
         }
     }
 }
