@@ -15,8 +15,9 @@ struct VisitLedger {
     /// (`groups`), found by their key (`onceOnly`, the group's position).
     private var onceOnly: [VisitEventKey: Int] = [:]
     private var groups: [(key: VisitEventKey, refs: [EventRef])] = []
-    /// `action_without_served`: visits that have a `served`, and the actions and dismissals to look up in them.
-    private var servedVisits: Set<VisitKey> = []
+    /// `action_without_served`: the actions and dismissals, looked up at the end among the visits of the
+    /// `served` groups (collected then, not per event: with every event a `served`, inserting each into a set
+    /// hashed every one of them a second time).
     private var actions: [(VisitKey, EventRef, EventType)] = []
 
     mutating func collect(_ event: CheckedEvent, campaignID: String) {
@@ -31,7 +32,6 @@ struct VisitLedger {
                 onceOnly[key] = groups.count
                 groups.append((key, [ref]))
             }
-            if event.isOne(of: .served) { servedVisits.insert(visit) }
         } else if event.isOne(of: .action, .dismiss) {
             actions.append((visit, ref, event.type))
         }
@@ -41,7 +41,6 @@ struct VisitLedger {
     mutating func removeAll() {
         onceOnly.removeAll(keepingCapacity: true)
         groups.removeAll(keepingCapacity: true)
-        servedVisits.removeAll(keepingCapacity: true)
         actions.removeAll(keepingCapacity: true)
     }
 
@@ -85,6 +84,7 @@ struct VisitLedger {
                     rule: .repeatedInVisit, events: refs.map(\.sequence), eventIDs: refs.map(\.eventID),
                     message: describing ? message : ""))
         }
+        let servedVisits = actions.isEmpty ? [] : Set(groups.lazy.filter { $0.key.type == .served }.map(\.key.visit))
         for (visit, ref, type) in actions where !servedVisits.contains(visit) {
             var message: String {
                 "\(CheckedEvent.article(type.rawValue)) \(type) (sequence \(ref.sequence)) for campaign "
