@@ -7,11 +7,11 @@ extension CheckedEvent {
     /// Reads row `index` of a scan's batch from its columns and a skim of its JSON (`JSONMembers`): the same
     /// fields as `init(_: JSONValue)` gives for the event as the inspection API lists it, at a fraction of the
     /// cost. The JSON is read where it lies in the batch; the columns that repeat from row to row are read once
-    /// while they do (`RepeatedColumns`).
-    init(_ batch: StoredEventBatch, row index: Int, columns: inout RepeatedColumns) {
+    /// while they do, and the skim's buffers are reused (`RowMemo`).
+    init(_ batch: StoredEventBatch, row index: Int, columns: inout RowMemo) {
         let row = batch.rows[index]
         let json = batch.bytes[row.json.range]
-        guard let found = JSONMembers.ranges(in: json, keys: Self.members) else {
+        guard JSONMembers.ranges(in: json, keys: Self.members, into: &columns.members) else {
             self.init(
                 EventStore.json(
                     StoredEventRow(
@@ -29,6 +29,7 @@ extension CheckedEvent {
             visitID: columns.visitID.value(batch, row.visitID),
             campaignID: columns.campaignID.value(batch, row.campaignID),
             variantID: columns.variantID.value(batch, row.variantID), arm: columns.arm.value(batch, row.arm, Arm.init))
+        let found = columns.members
         key = JSONMembers.string(json, found[1])
         if let range = found[3] {
             demo =
@@ -37,7 +38,8 @@ extension CheckedEvent {
         }
         if let range = found[0] {
             let screenJSON = json[range]
-            if let parts = JSONMembers.ranges(in: screenJSON, keys: Self.screenMembers) {
+            if JSONMembers.ranges(in: screenJSON, keys: Self.screenMembers, into: &columns.screenMembers) {
+                let parts = columns.screenMembers
                 // Most screens have a type alone: no array and no join for them.
                 if parts[1] == nil && parts[2] == nil {
                     screen = JSONMembers.string(screenJSON, parts[0]) ?? ""

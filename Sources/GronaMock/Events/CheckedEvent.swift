@@ -101,10 +101,23 @@ struct CheckedEvent {
     }
 
     /// `An exposure (sequence 12)`: how a message starts.
-    var kind: String { "\(Self.article(type.rawValue)) \(type) (sequence \(sequence))" }
+    /// Appended, not interpolated: with every visit violating, most events open a sentence.
+    var kind: String {
+        var text = Self.article(type.rawValue)
+        text.reserveCapacity(40)
+        text += " "
+        text += type.rawValue
+        text += " (sequence "
+        text += String(sequence)
+        text += ")"
+        return text
+    }
 
     /// `An` before a vowel, `A` otherwise, capitalised: messages start with it.
     static func article(_ word: String) -> String {
-        word.first.map { "aeiou".contains($0) } == true ? "An" : "A"
+        switch word.utf8.first {
+        case UInt8(ascii: "a"), UInt8(ascii: "e"), UInt8(ascii: "i"), UInt8(ascii: "o"), UInt8(ascii: "u"): "An"
+        default: "A"
+        }
     }
 }

@@ -18,7 +18,16 @@ enum JSONMembers {
     /// For each of `keys`, the byte range of its value at the top level of `json`, nil where absent; nil
     /// altogether when the text is not an object or a key holds an escape.
     static func ranges(in json: ArraySlice<UInt8>, keys: [StaticString]) -> [Range<Int>?]? {
-        json.withUnsafeBufferPointer { buffer in skim(buffer, keys: keys, base: json.startIndex) }
+        var found: [Range<Int>?] = []
+        return ranges(in: json, keys: keys, into: &found) ? found : nil
+    }
+
+    /// `ranges`, written into `found` (its storage reused): false where `ranges` answers nil. A scan skims every
+    /// event it reads, and a new array each time was an allocation and a free per event.
+    static func ranges(in json: ArraySlice<UInt8>, keys: [StaticString], into found: inout [Range<Int>?]) -> Bool {
+        found.removeAll(keepingCapacity: true)
+        found.append(contentsOf: repeatElement(nil, count: keys.count))
+        return json.withUnsafeBufferPointer { buffer in skim(buffer, keys: keys, base: json.startIndex, into: &found) }
     }
 
     /// False only when no top-level member of `json` can be one of `keys`: none of them appears quoted
@@ -52,31 +61,32 @@ enum JSONMembers {
 
     /// `ranges` over the bytes themselves (positions from 0, answered from `base`): the scan runs once per
     /// stored event read, so it reads without the bounds checks of a slice.
-    private static func skim(_ json: UnsafeBufferPointer<UInt8>, keys: [StaticString], base: Int) -> [Range<Int>?]? {
-        var found = [Range<Int>?](repeating: nil, count: keys.count)
+    private static func skim(
+        _ json: UnsafeBufferPointer<UInt8>, keys: [StaticString], base: Int, into found: inout [Range<Int>?]
+    ) -> Bool {
         var index = skipSpace(json, 0)
-        guard index < json.count, json[index] == UInt8(ascii: "{") else { return nil }
+        guard index < json.count, json[index] == UInt8(ascii: "{") else { return false }
         index += 1
         while true {
             index = skipSpace(json, index)
-            guard index < json.count else { return nil }
-            if json[index] == UInt8(ascii: "}") { return found }
+            guard index < json.count else { return false }
+            if json[index] == UInt8(ascii: "}") { return true }
             if json[index] == UInt8(ascii: ",") {
                 index += 1
                 continue
             }
-            guard json[index] == UInt8(ascii: "\"") else { return nil }
+            guard json[index] == UInt8(ascii: "\"") else { return false }
             let keyStart = index + 1
             var keyEnd = keyStart
             while keyEnd < json.count && json[keyEnd] != UInt8(ascii: "\"") {
-                if json[keyEnd] == UInt8(ascii: "\\") { return nil }
+                if json[keyEnd] == UInt8(ascii: "\\") { return false }
                 keyEnd += 1
             }
-            guard keyEnd < json.count else { return nil }
+            guard keyEnd < json.count else { return false }
             index = skipSpace(json, keyEnd + 1)
-            guard index < json.count, json[index] == UInt8(ascii: ":") else { return nil }
+            guard index < json.count, json[index] == UInt8(ascii: ":") else { return false }
             let valueStart = skipSpace(json, index + 1)
-            guard let valueEnd = skipValue(json, valueStart), valueEnd > valueStart else { return nil }
+            guard let valueEnd = skipValue(json, valueStart), valueEnd > valueStart else { return false }
             let key = UnsafeBufferPointer(rebasing: json[keyStart..<keyEnd])
             for (position, wanted) in keys.enumerated() where found[position] == nil && equal(key, wanted) {
                 found[position] = (base + valueStart)..<(base + valueEnd)
@@ -99,8 +109,11 @@ enum JSONMembers {
         return try? JSONParser().parse(json[range])
     }
 
+    /// Length and first byte before `memcmp`: most of an event's keys share a length with a wanted one
+    /// (`eventID` and `preview`, `type` and `demo`), few share its first byte too.
     private static func equal(_ key: UnsafeBufferPointer<UInt8>, _ wanted: StaticString) -> Bool {
         guard key.count == wanted.utf8CodeUnitCount, let start = key.baseAddress else { return false }
+        guard key.count > 0, start.pointee == wanted.utf8Start.pointee else { return key.count == 0 }
         return memcmp(start, wanted.utf8Start, key.count) == 0
     }
 

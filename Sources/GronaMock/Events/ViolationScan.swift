@@ -97,7 +97,7 @@ struct ViolationScan {
         let scan = EventScan(
             workspace: workspace, installID: query.installID, start: query.cursor?.position, throughSequence: through)
         var stopped = false
-        var columns = RepeatedColumns()
+        var columns = RowMemo()
         let rowsRead = try PrefetchingScan.run(storage, scan) { batch, index in
             rowsHanded += 1
             let event = CheckedEvent(batch, row: index, columns: &columns)

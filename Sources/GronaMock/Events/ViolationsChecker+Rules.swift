@@ -47,8 +47,7 @@ extension ViolationsChecker {
     mutating func checkArm(_ event: CheckedEvent) {
         guard event.isOne(of: .exposure, .served), let arm = event.arm, arm.showsNothing else { return }
         report(
-            .shownInControlOrHoldout, event,
-            "\(event.kind) in the \(arm) arm, where nothing is shown.")
+            .shownInControlOrHoldout, event, event.kind + " in the " + arm.rawValue + " arm, where nothing is shown.")
     }
 
     /// `event_after_kill`: the SDK applies a kill at once, even to content on screen. An event stamped with a

@@ -27,6 +27,10 @@ struct JSONMembersTests {
             ),
             ("{ \"preview\" : \"pv_1\" , \"screen\" : [1, {\"x\": [2]}] }", ["[1, {\"x\": [2]}]", nil, "\"pv_1\""]),
             ("{\"key\":-12.5e3,\"screen\":false}", ["false", "-12.5e3", nil]),
+            // A string's end is found by its quote: one that ends in an escaped backslash, escapes elsewhere in
+            // it, an empty one.
+            (#"{"a":"x\\","key":"k"}"#, [nil, #""k""#, nil]),
+            (#"{"a":"","key":"\n\"q\"","screen":"\\\""}"#, [#""\\\"""#, #""\n\"q\"""#, nil]),
         ] as [(String, [String?])])
     func found(text: String, expected: [String?]) {
         #expect(Self.found(text) == expected)
@@ -34,7 +38,10 @@ struct JSONMembersTests {
 
     @Test(
         "what cannot be skimmed answers nil, so the caller parses it whole",
-        arguments: ["", "[]", "{\"scr\\u0065en\":{}}", "{\"key\":", "{\"key\"}", "{\"a\":1"])
+        arguments: [
+            "", "[]", "{\"scr\\u0065en\":{}}", "{\"key\":", "{\"key\"}", "{\"a\":1", #"{"a":"open"#,
+            #"{"a":"ends in an escape\"#,
+        ])
     func unskimmable(text: String) {
         #expect(Self.found(text) == nil)
     }
@@ -65,5 +72,17 @@ struct JSONMembersTests {
         #expect(JSONMembers.string(bytes, ranges?[1] ?? nil) == "a\"b")
         #expect(JSONMembers.string(bytes, ranges?[0] ?? nil) == "plain")
         #expect(JSONMembers.string(bytes, nil) == nil)
+    }
+
+    @Test("a buffer reused across events holds only the last event's members")
+    func reusedBuffer() {
+        var found: [Range<Int>?] = []
+        let first = Array(#"{"screen":{},"key":"a","preview":1}"#.utf8)[...]
+        #expect(JSONMembers.ranges(in: first, keys: Self.keys, into: &found))
+        #expect(found.compactMap { $0 }.count == 3)
+        let second = Array(#"{"key":"b"}"#.utf8)[...]
+        #expect(JSONMembers.ranges(in: second, keys: Self.keys, into: &found))
+        #expect(found.map { $0.map { String(decoding: second[$0], as: UTF8.self) } } == [nil, #""b""#, nil])
+        #expect(!JSONMembers.ranges(in: Array("[]".utf8)[...], keys: ["type"], into: &found))
     }
 }

@@ -3,7 +3,7 @@ import Testing
 @testable import GronaMock
 
 /// The packed rows a scan hands from its reading thread to the checker (`StoredEventBatch`), and the columns
-/// the checker reads once while they repeat (`RepeatedColumns`): what comes out is what went in, whatever
+/// the checker reads once while they repeat (`RowMemo`): what comes out is what went in, whatever
 /// the bytes.
 @Suite("Packed scan rows and repeated columns")
 struct StoredEventBatchTests {
@@ -42,7 +42,7 @@ struct StoredEventBatchTests {
         ] {
             batch.append(row)
         }
-        var columns = RepeatedColumns()
+        var columns = RowMemo()
         let events = (0..<batch.count).map { CheckedEvent(batch, row: $0, columns: &columns) }
         #expect(events.map(\.installID) == ["install-1", "install-1", "install-10", "install-1", "install-1"])
         #expect(events.map(\.visitID) == ["visit-1", "visit-1", nil, "visit-1", "visit-1"])
@@ -71,7 +71,7 @@ struct StoredEventBatchTests {
                     demo: false, eventID: eventID, type: type, installID: installID, customerID: nil, visitID: nil,
                     campaignID: nil, variantID: nil, arm: nil, placement: nil, json: json))
         }
-        var columns = RepeatedColumns()
+        var columns = RowMemo()
         let read = (0..<batch.count).map { CheckedEvent(batch, row: $0, columns: &columns).installID }
         #expect(read == invalid.map { String(decoding: $0, as: UTF8.self) })
         #expect(read[0] == read[1])  // both repaired to the same text, each read from its own bytes

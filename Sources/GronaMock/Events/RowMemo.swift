@@ -4,7 +4,8 @@ import Glibc
 import Darwin
 #endif
 
-/// The text columns that repeat from row to row of a scan in visit order, each kept as the value the checker
+/// What reading one row of a scan in visit order leaves for the next (`CheckedEvent(_:row:columns:)`): the JSON
+/// skim's buffers, and the text columns that repeat from row to row, each kept as the value the checker
 /// reads (a `String`, or a vocabulary's case) while the next row holds the same bytes: a visit's install,
 /// customer and visit ids, and mostly its campaigns, variants, types, placements and arms. With every visit
 /// violating, making those eight strings again for every event (each checked for valid UTF-8, the longer ones
@@ -13,7 +14,7 @@ import Darwin
 ///
 /// Bytes that are not valid UTF-8 are read as `String(decoding:)` repairs them, as before; their repaired text
 /// never equals the bytes, so such a column is simply read again on every row.
-struct RepeatedColumns {
+struct RowMemo {
     var installID = TextMemo<String>()
     var customerID = TextMemo<String>()
     var visitID = TextMemo<String>()
@@ -22,6 +23,9 @@ struct RepeatedColumns {
     var type = TextMemo<EventType>()
     var placement = TextMemo<Placement>()
     var arm = TextMemo<Arm>()
+    /// Where the skim found the event's members, and its screen's (`JSONMembers.ranges(in:keys:into:)`).
+    var members: [Range<Int>?] = []
+    var screenMembers: [Range<Int>?] = []
 }
 
 /// One column's last text and the value read from it.
