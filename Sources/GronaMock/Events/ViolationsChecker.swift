@@ -46,6 +46,8 @@ package struct ViolationsChecker {
     /// Whether violations carry their sentence. A summary only counts them by rule, and in a workspace where
     /// every visit violates, writing the sentences was a fifth of its scan.
     var describes = true
+    /// `campaign(_:)`'s last answer.
+    private var lastCampaign: (id: String, campaign: Campaign?)?
 
     package init(
         workspace: Workspace, kills: [String: [KillInterval]] = [:],
@@ -86,7 +88,7 @@ package struct ViolationsChecker {
         guard let campaignID = event.campaignID, let variantID = event.variantID else { return }
         visits.collect(event, campaignID: campaignID)
         checkArm(event)
-        guard let campaign = workspace.campaign(campaignID) else {
+        guard let campaign = campaign(campaignID) else {
             report(
                 .unknownCampaignOrVariant, event,
                 "\(event.kind) names campaign \(Quote.text(campaignID)), which is not in the configuration.")
@@ -124,6 +126,15 @@ package struct ViolationsChecker {
             visits.removeAll()
         }
         return finish()
+    }
+
+    /// The workspace's campaign `id`, remembered for the next event: a visit's events mostly name the campaign
+    /// the one before named, and the workspace's list is searched in order.
+    private mutating func campaign(_ id: String) -> Campaign? {
+        if let last = lastCampaign, last.id == id { return last.campaign }
+        let found = workspace.campaign(id)
+        lastCampaign = (id, found)
+        return found
     }
 
     /// Records a violation of `rule` by one event.

@@ -12,7 +12,7 @@ struct VisitLedger {
     }
 
     /// `repeated_in_visit`: each visit's once-only events, by what makes them the same, in first-seen order
-    /// (`groups`), found by their key (`onceOnly`, the group's position).
+    /// (`groups`), found by their key (`onceOnly`, the group's position, once there are many; `position(of:)`).
     private var onceOnly: [VisitEventKey: Int] = [:]
     private var groups: [(key: VisitEventKey, refs: [EventRef])] = []
     /// `action_without_served`: the actions and dismissals, looked up at the end among the visits of the
@@ -26,16 +26,30 @@ struct VisitLedger {
         let ref = EventRef(sequence: event.sequence, eventID: event.eventID)
         if Self.isOnceOnly(event.type) {
             let key = VisitEventKey(visit: visit, screen: event.screen, key: event.key, type: event.type)
-            if let position = onceOnly[key] {
+            if let position = position(of: key) {
                 groups[position].refs.append(ref)
             } else {
-                onceOnly[key] = groups.count
+                if !onceOnly.isEmpty { onceOnly[key] = groups.count }
                 groups.append((key, [ref]))
             }
         } else if event.isOne(of: .action, .dismiss) {
             actions.append((visit, ref, event.type))
         }
     }
+
+    /// The group of `key`, if it has one. A visit has a few groups (one per campaign and screen it showed), and
+    /// comparing a key with each, whose ids the scan shares between a visit's events, costs less than hashing it:
+    /// with every event a `served`, hashing was a twentieth of the check. Past `groupsSearchedInOrder` groups (a
+    /// visit with every event on a screen of its own) they are hashed, so the search stays linear.
+    private mutating func position(of key: VisitEventKey) -> Int? {
+        guard groups.count >= Self.groupsSearchedInOrder else { return groups.firstIndex { $0.key == key } }
+        if onceOnly.isEmpty {
+            for (position, group) in groups.enumerated() { onceOnly[group.key] = position }
+        }
+        return onceOnly[key]
+    }
+
+    static let groupsSearchedInOrder = 8
 
     /// Forgets every event, keeping the tables' capacity: the scan in visit order reuses one ledger per visit.
     mutating func removeAll() {

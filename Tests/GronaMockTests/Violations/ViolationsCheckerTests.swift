@@ -5,6 +5,8 @@ import GronaMockPlatform
 import GronaMockTestSupport
 import Testing
 
+@testable import GronaMock
+
 /// One way to break one rule: applied to the correct stream, it must produce exactly one violation, of
 /// `rule`, naming exactly the events `apply` returns.
 struct BrokenStreamCase: Sendable, CustomTestStringConvertible {
@@ -67,6 +69,25 @@ struct ViolationsCheckerTests {
         stream.configRevision = 6
         stream.add("served", install: Self.banner, visit: "v-14", time: Self.t0 + 160_000)
         #expect(try Self.check(stream, kills: kills) == [])
+    }
+
+    @Test(
+        "a visit's repeats are all found, with few groups (searched in order) and many (hashed)",
+        arguments: [3, VisitLedger.groupsSearchedInOrder - 1, VisitLedger.groupsSearchedInOrder, 40])
+    func manyGroupsInAVisit(_ screens: Int) throws {
+        var stream = ViolationStream()
+        func served(_ screen: Int) -> Int64 {
+            stream.add("served", install: Self.banner, screen: ["type": "product", "id": .string("p\(screen)")])
+        }
+        // Every screen once, then every screen again in reverse, then the first screen a third time: the
+        // groups are made before the switch to hashing and found after it.
+        let first = (0..<screens).map(served)
+        let second = (0..<screens).reversed().map(served).reversed()
+        let third = served(0)
+        let violations = try Self.check(stream)
+        #expect(violations.map(\.rule) == Array(repeating: .repeatedInVisit, count: screens))
+        let expected = (0..<screens).map { [first[$0], Array(second)[$0]] + ($0 == 0 ? [third] : []) }
+        #expect(violations.map(\.events) == expected)
     }
 
     @Test("a preview pins its variant, whatever assignment gives")
