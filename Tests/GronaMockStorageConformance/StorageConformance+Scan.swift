@@ -22,18 +22,22 @@ extension StorageConformance {
 
     static let scanChecks: [StorageConformance] = [
         StorageConformance("scanEvents reads in visit order: install, visit (none first), sequence") { storage in
-            // Arrival order mixes installs and visits; ids name where each belongs.
+            // Arrival order mixes installs and visits; ids name where each belongs. Two commits, so that the
+            // second batch's sequences follow the first's on a backend that writes one commit's batches side by
+            // side (PostgreSQL's halves), where "-2" could otherwise come before "-1".
             _ = try storage.commit([
                 Sample.batch(
                     [
                         visitEvent("b-v1-1", "b", "v1"), visitEvent("a-v2-1", "a", "v2"),
                         visitEvent("a-v1-1", "a", "v1"),
                         visitEvent("other", "a", "v1", workspace: "beta"),
-                    ], workspace: "acme"),
+                    ], workspace: "acme")
+            ])
+            _ = try storage.commit([
                 Sample.batch([
                     visitEvent("a-none-1", "a", nil), visitEvent("a-v1-2", "a", "v1"), visitEvent("b-none-1", "b", nil),
                     visitEvent("a-none-2", "a", nil),
-                ]),
+                ])
             ])
             let last = try storage.lastSequence()
             let all = try scanned(storage, EventScan(workspace: "acme", throughSequence: last))

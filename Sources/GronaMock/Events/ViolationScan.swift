@@ -101,9 +101,12 @@ struct ViolationScan {
         let rowsRead = try PrefetchingScan.run(storage, scan) { batch, index in
             rowsHanded += 1
             let event = CheckedEvent(batch, row: index, columns: &columns)
-            if let start = groupStart,
-                event.visitID == nil || event.visitID != start.visitID || event.installID != start.installID
-            {
+            // Grouping, the cursor's position and the filters' facts come from the columns the storage orders
+            // by, never from the JSON an unskimmable event was parsed from (the two can differ).
+            let row = batch.rows[index]
+            let installID = columns.installID.value(batch, row.installID) ?? ""
+            let visitID = columns.visitID.value(batch, row.visitID)
+            if let start = groupStart, visitID == nil || visitID != start.visitID || installID != start.installID {
                 guard closeVisit(start) else {
                     stopped = true
                     return false
@@ -112,14 +115,15 @@ struct ViolationScan {
                 held = 0
             }
             if groupStart == nil {
-                groupStart = EventScanPosition(
-                    installID: event.installID, visitID: event.visitID, sequence: event.sequence)
+                groupStart = EventScanPosition(installID: installID, visitID: visitID, sequence: row.sequence)
             }
             held += 1
             outcome.mostEventsHeld = max(outcome.mostEventsHeld, held)
             if needsFacts {
-                let campaigns = event.campaignID.map { [$0] } ?? event.treatments.map(\.campaignID)
-                facts[event.sequence] = EventFacts(timestamp: batch.rows[index].timestamp, campaigns: campaigns)
+                let campaigns =
+                    columns.campaignID.value(batch, row.campaignID).map { [$0] }
+                    ?? event.treatments.map(\.campaignID)
+                facts[row.sequence] = EventFacts(timestamp: row.timestamp, campaigns: campaigns)
             }
             checker.add(event)
             outcome.checkedEvents += 1

@@ -51,8 +51,10 @@ enum PrefetchingScan {
                     guard batch.count == size || batch.bytes.count >= maxChunkBytes else { return true }
                     let full = batch
                     size = min(size * 2, chunkSize)
-                    // The next chunk's buffers sized from this one's, so filling it reallocates nothing.
-                    batch = StoredEventBatch(reservingRows: size, bytesPerRow: full.bytes.count / full.count + 64)
+                    // The next chunk's buffers sized from this one's, never past the byte cut (a huge row from a
+                    // database another program wrote must not multiply into the reservation).
+                    let perRow = full.bytes.count / full.count + 64
+                    batch = StoredEventBatch(reservingRows: size, bytesPerRow: min(perRow, maxChunkBytes / size + 1))
                     return channel.send(.rows(full))
                 }
                 if !batch.isEmpty, !channel.send(.rows(batch)) { return }

@@ -1,4 +1,4 @@
-/// Rows of a scan in visit order (`GronaStorage.scanEventBatches`) packed for the trip to another thread: every
+/// Rows of a scan in visit order (`GronaStorage.scanEvents(_:into:_:)`) packed for the trip to another thread: every
 /// text column and the JSON of every row in one byte buffer, and per row one fixed-size `Row` of numbers and
 /// ranges into it.
 ///
@@ -63,7 +63,7 @@ public struct StoredEventBatch: Sendable {
     }
 
     /// The columns' bytes, one after another. `Field` holds 32-bit numbers: a scan hands a batch on once it
-    /// passes `PrefetchingScan.maxBatchBytes`, and one row is at most SQLite's 1 GB length limit (PostgreSQL's
+    /// passes `PrefetchingScan.maxChunkBytes`, and one row is at most SQLite's 1 GB length limit (PostgreSQL's
     /// is the same), so no offset reaches 2 GiB.
     public private(set) var bytes: [UInt8] = []
     public private(set) var rows: [Row] = []
@@ -82,8 +82,10 @@ public struct StoredEventBatch: Sendable {
     /// Copies one column's bytes in (a backend passes a pointer into its current row); nil for NULL.
     public mutating func pack(_ source: UnsafeRawBufferPointer?) -> Field? {
         guard let source else { return nil }
-        let field = Field(
-            offset: Int32(truncatingIfNeeded: bytes.count), count: Int32(truncatingIfNeeded: source.count))
+        guard let offset = Int32(exactly: bytes.count), let count = Int32(exactly: source.count),
+            Int32.max - offset >= count
+        else { preconditionFailure("a batch past 2 GiB: hand rows on before (PrefetchingScan.maxChunkBytes)") }
+        let field = Field(offset: offset, count: count)
         bytes.append(contentsOf: source)
         return field
     }
