@@ -98,7 +98,7 @@ struct ViolationScan {
             workspace: workspace, installID: query.installID, start: query.cursor?.position, throughSequence: through)
         var stopped = false
         var columns = RowMemo()
-        let rowsRead = try PrefetchingScan.run(storage, scan) { batch, index in
+        let rowsRead = try PrefetchingScan.run(storage, scan, prepare: CheckedEvent.skim) { batch, index in
             rowsHanded += 1
             let event = CheckedEvent(batch, row: index, columns: &columns)
             // Grouping, the cursor's position and the filters' facts come from the columns the storage orders

@@ -33,10 +33,12 @@ enum PrefetchingScan {
 
     /// Hands `body` the rows of `scan` (each as its chunk and its index there) until it answers false; returns
     /// how many rows the storage read, those read ahead and never handed over included (the work done, which
-    /// tests bound).
+    /// tests bound). `prepare` is run on each chunk on the reading thread, before it is handed over: work taken
+    /// off the caller's thread (not run when the scan has no thread of its own).
     @discardableResult
     static func run(
-        _ storage: any GronaStorage, _ scan: EventScan, _ body: (StoredEventBatch, Int) -> Bool
+        _ storage: any GronaStorage, _ scan: EventScan,
+        prepare: (@Sendable (inout StoredEventBatch) -> Void)? = nil, _ body: (StoredEventBatch, Int) -> Bool
     ) throws(StorageError) -> Int {
         let channel = ScanChannel(depth: depth)
         let rowsRead = Mutex(0)
@@ -49,7 +51,8 @@ enum PrefetchingScan {
                 try storage.scanEvents(scan, into: &batch) { batch in
                     read += 1
                     guard batch.count == size || batch.bytes.count >= maxChunkBytes else { return true }
-                    let full = batch
+                    var full = batch
+                    prepare?(&full)
                     size = min(size * 2, chunkSize)
                     // The next chunk's buffers sized from this one's, never past the byte cut (a huge row from a
                     // database another program wrote must not multiply into the reservation).
@@ -57,7 +60,10 @@ enum PrefetchingScan {
                     batch = StoredEventBatch(reservingRows: size, bytesPerRow: min(perRow, maxChunkBytes / size + 1))
                     return channel.send(.rows(full))
                 }
-                if !batch.isEmpty, !channel.send(.rows(batch)) { return }
+                if !batch.isEmpty {
+                    prepare?(&batch)
+                    guard channel.send(.rows(batch)) else { return }
+                }
                 _ = channel.send(.end)
             } catch {
                 _ = channel.send(.failed(error))

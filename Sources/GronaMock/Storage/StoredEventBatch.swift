@@ -67,6 +67,9 @@ public struct StoredEventBatch: Sendable {
     /// is the same), so no offset reaches 2 GiB.
     public private(set) var bytes: [UInt8] = []
     public private(set) var rows: [Row] = []
+    /// Per row, where the violation check's members lie in its JSON (`CheckedEvent.skim`), found on the scan's
+    /// reading thread; empty unless the scan's caller asked for it, and read only while it has every row's.
+    var skims: [CheckedEvent.Skim] = []
 
     public init() {}
 
@@ -123,6 +126,7 @@ public struct StoredEventBatch: Sendable {
     public mutating func removeAll() {
         bytes.removeAll(keepingCapacity: true)
         rows.removeAll(keepingCapacity: true)
+        skims.removeAll(keepingCapacity: true)
     }
 
     /// A field's text, decoded (invalid UTF-8 repaired, as reading the column as a `String` does).

@@ -76,4 +76,34 @@ struct StoredEventBatchTests {
         #expect(read == invalid.map { String(decoding: $0, as: UTF8.self) })
         #expect(read[0] == read[1])  // both repaired to the same text, each read from its own bytes
     }
+
+    @Test("a batch skimmed on the reading thread reads as one the checker skims itself, whatever its JSON")
+    func skimmedAhead() {
+        let jsons = [
+            #"{"screen":{"type":"home"},"key":null,"demo":false}"#,
+            #"{"screen":{"type":"product","id":"sku-1","name":"Shoe"},"key":"k\"1","preview":"tok","demo":true}"#,
+            #"{"preview":true,"treatments":[{"campaignID":"spring","variantID":"v1","placement":"home_top"}]}"#,
+            #"{"scr\u0065en":{"type":"escaped key"},"key":"k"}"#,
+            #"{"screen":{"type":"#, "", #"{"screen":"not an object","preview":""}"#,
+        ]
+        var batch = StoredEventBatch()
+        for (number, json) in jsons.enumerated() { batch.append(Self.row(Int64(number + 1), json: json)) }
+        func read(_ batch: StoredEventBatch) -> [String] {
+            var columns = RowMemo()
+            return (0..<batch.count).map { index in
+                let event = CheckedEvent(batch, row: index, columns: &columns)
+                return "\(event.screen)|\(String(describing: event.key))|\(String(describing: event.preview))|"
+                    + "\(String(describing: event.demo))|\(event.treatments.map(\.campaignID))|\(event.eventID)"
+            }
+        }
+        var skimmed = batch
+        CheckedEvent.skim(&skimmed)
+        #expect(skimmed.skims.count == batch.count)
+        #expect(read(skimmed) == read(batch))
+        #expect(read(batch)[1].hasPrefix("product sku-1 Shoe|Optional(\"k\\\"1\")|"))
+        #expect(read(batch)[3].hasPrefix("escaped key|"))
+        // Rows appended after the skim are not skimmed: the checker skims the whole batch itself then.
+        skimmed.append(Self.row(9, json: jsons[1]))
+        #expect(read(skimmed).last?.split(separator: "|").dropLast() == read(batch)[1].split(separator: "|").dropLast())
+    }
 }
