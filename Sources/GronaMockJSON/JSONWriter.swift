@@ -97,18 +97,22 @@ public enum JSONWriter {
     public static func writeString(_ string: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         var string = string
-        string.withUTF8 { utf8 in
-            var runStart = 0
-            for position in 0..<utf8.count {
-                let byte = utf8[position]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<position]))
-                appendEscape(for: byte, to: &output)
-                runStart = position + 1
-            }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
-        }
+        string.withUTF8 { writeStringContents($0, to: &output) }
         output.append(UInt8(ascii: "\""))
+    }
+
+    /// UTF-8 text escaped as inside a JSON string, without the quotes: for a string written in pieces (a
+    /// violation's sentence, `Violation.write(to:)`), which then reads exactly as `writeString` of the whole.
+    public static func writeStringContents(_ utf8: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+        var runStart = 0
+        for position in 0..<utf8.count {
+            let byte = utf8[position]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<position]))
+            appendEscape(for: byte, to: &output)
+            runStart = position + 1
+        }
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
     }
 
     private static func appendEscape(for byte: UInt8, to output: inout [UInt8]) {

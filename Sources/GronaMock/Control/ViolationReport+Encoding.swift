@@ -49,8 +49,13 @@ extension Violation {
             if position > 0 { output.append(UInt8(ascii: ",")) }
             JSONWriter.writeString(eventID, to: &output)
         }
-        output.append(contentsOf: #"],"message":"#.utf8)
-        JSONWriter.writeString(message, to: &output)
-        output.append(UInt8(ascii: "}"))
+        output.append(contentsOf: #"],"message":""#.utf8)
+        // The sentence written in pieces, never made into a `String` (`ViolationSentence`); the bytes are
+        // swapped in and out, never shared, so no append copies the page.
+        var sentence = JSONSentence(output: [])
+        swap(&sentence.output, &output)
+        self.sentence.write(events: events, to: &sentence)
+        swap(&sentence.output, &output)
+        output.append(contentsOf: #""}"#.utf8)
     }
 }

@@ -37,13 +37,28 @@ package struct Violation: Sendable, Equatable, CustomStringConvertible {
     package var rule: ViolationRule
     package var events: [Int64]
     package var eventIDs: [String]
-    package var message: String
+    /// The sentence as its parts (`ViolationSentence`), made into text when `message` is read.
+    var sentence: ViolationSentence
 
     package init(rule: ViolationRule, events: [Int64], eventIDs: [String], message: String) {
+        self.init(rule: rule, events: events, eventIDs: eventIDs, sentence: .text(message))
+    }
+
+    init(rule: ViolationRule, events: [Int64], eventIDs: [String], sentence: ViolationSentence) {
         self.rule = rule
         self.events = events
         self.eventIDs = eventIDs
-        self.message = message
+        self.sentence = sentence
+    }
+
+    package var message: String {
+        get { sentence.text(events: events) }
+        set { sentence = .text(newValue) }
+    }
+
+    /// Equal when they read the same, however their sentences are kept.
+    package static func == (lhs: Violation, rhs: Violation) -> Bool {
+        lhs.rule == rhs.rule && lhs.events == rhs.events && lhs.eventIDs == rhs.eventIDs && lhs.message == rhs.message
     }
 
     package var description: String { "\(rule.rawValue) \(events): \(message)" }

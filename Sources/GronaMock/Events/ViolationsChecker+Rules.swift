@@ -46,8 +46,7 @@ extension ViolationsChecker {
     /// exposed or served there.
     mutating func checkArm(_ event: CheckedEvent) {
         guard event.isOne(of: .exposure, .served), let arm = event.arm, arm.showsNothing else { return }
-        report(
-            .shownInControlOrHoldout, event, event.kind + " in the " + arm.rawValue + " arm, where nothing is shown.")
+        report(.shownInControlOrHoldout, event, sentence: .shownInArm(type: event.type, arm: arm))
     }
 
     /// `event_after_kill`: the SDK applies a kill at once, even to content on screen. An event stamped with a

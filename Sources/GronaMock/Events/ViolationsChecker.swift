@@ -139,8 +139,15 @@ package struct ViolationsChecker {
 
     /// Records a violation of `rule` by one event.
     mutating func report(_ rule: ViolationRule, _ event: CheckedEvent, _ message: @autoclosure () -> String) {
+        let text = describes ? message() : ""
+        report(rule, event, sentence: .text(text))
+    }
+
+    /// Records a violation of `rule` by one event, its sentence kept as its parts (`ViolationSentence`).
+    mutating func report(_ rule: ViolationRule, _ event: CheckedEvent, sentence: ViolationSentence) {
         found.append(
             Violation(
-                rule: rule, events: [event.sequence], eventIDs: [event.eventID], message: describes ? message() : ""))
+                rule: rule, events: [event.sequence], eventIDs: [event.eventID],
+                sentence: describes ? sentence : .text("")))
     }
 }

@@ -202,7 +202,7 @@ enum Quote {
 
     /// Most ids are short printable ASCII, which JSON quotes as they are: a violation's message quotes two or
     /// three, and a dense workspace has hundreds of thousands of violations (issue 32).
-    private static func isPlain(_ text: String) -> Bool {
+    static func isPlain(_ text: String) -> Bool {
         text.utf8.count <= 80 && text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }
     }
 }

@@ -187,6 +187,52 @@ struct DenseViolationScanTests {
         }
     }
 
+    @Test("a sentence kept as its parts reads as its message, and writes as that message escaped whole")
+    func sentences() {
+        let awkward = [
+            "spring", "", "quote \" and \\ backslash", "tab\tnew\nline\u{01}", "é ü 中文 🎉",
+            String(repeating: "long-", count: 30),
+        ]
+        var violations: [Violation] = []
+        for (index, text) in awkward.enumerated() {
+            let events = Array(Int64(index + 1)...Int64(index + 3))
+            violations.append(
+                Violation(
+                    rule: .repeatedInVisit, events: events, eventIDs: events.map { "e\($0)" },
+                    sentence: .repeatedInVisit(
+                        type: index == 2 ? .unknown(text) : .served, campaignID: text, visitID: "v-\(text)",
+                        placement: index == 3 ? Placement(rawValue: text) : .homeTop, screen: text,
+                        key: index % 2 == 0 ? nil : text)))
+            violations.append(
+                Violation(
+                    rule: .shownInControlOrHoldout, events: [Int64(index + 1)], eventIDs: ["e"],
+                    sentence: .shownInArm(
+                        type: index == 1 ? .exposure : .unknown(text), arm: index == 4 ? Arm(rawValue: text) : .control)
+                ))
+        }
+        for violation in violations {
+            let report = ViolationReport(
+                workspaceKey: "shop", violations: [violation], counts: [:], checkedEvents: 1, next: nil, rowsRead: 1)
+            #expect(report.encoded(ViolationQuery()) == report.json(ViolationQuery()).serialized())
+            let copy = Violation(
+                rule: violation.rule, events: violation.events, eventIDs: violation.eventIDs, message: violation.message
+            )
+            #expect(copy == violation)
+        }
+        // The wording, as the rules wrote it before it was kept in parts.
+        #expect(
+            violations[0].message
+                == #"3 served events (sequences 1, 2, 3) for campaign "spring" in visit "v-spring" (home_top on "#
+                + "spring); the SDK logs served at most once per visit.")
+        #expect(
+            violations[3].message
+                == "An exposure (sequence 2) in the control arm, where nothing is shown.")
+        #expect(violations[4].message.contains(#"campaign "quote \" and \\ backslash""#))
+        var renamed = violations[1]
+        renamed.message = "other"
+        #expect(renamed.message == "other" && renamed != violations[1])
+    }
+
     @Test(
         "the unpaged answer from its spool, in memory or spilled to a file, is the report's bytes",
         arguments: [
