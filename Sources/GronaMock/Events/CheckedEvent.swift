@@ -95,9 +95,10 @@ struct CheckedEvent {
         }
     }
 
-    /// Whether the event is of one of `types`.
-    func isOne(of types: EventType...) -> Bool {
-        types.contains(type)
+    /// Whether the event is of type `first`, or of `second`.
+    func isOne(of first: EventType, _ second: EventType? = nil) -> Bool {
+        // Two parameters, not a variadic list: every event asks, and a list was an array each time.
+        type == first || type == second
     }
 
     /// `An exposure (sequence 12)`: how a message starts.

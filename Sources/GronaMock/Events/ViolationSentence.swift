@@ -1,7 +1,8 @@
 import GronaMockJSON
 
-/// A violation's sentence (`Violation.message`), kept as the values it names for the two rules a broken SDK
-/// breaks on every event (`repeated_in_visit`, `shown_in_control_or_holdout`), and as its text for the others.
+/// A violation's sentence (`Violation.message`), kept as the values it names for the rules a broken SDK breaks
+/// on every event (`repeated_in_visit`, `shown_in_control_or_holdout`, an offer shown without its grant), and
+/// as its text for the others.
 ///
 /// Why: with every visit violating, a page of 1,000 violations is 1,000 sentences, and making each a `String` on
 /// the checking thread (the slower of the scan's two), only for the route to copy it into the page's JSON and
@@ -17,6 +18,9 @@ enum ViolationSentence: Sendable {
     /// `A served (sequence 7) in the control arm, where nothing is shown.`: the sequence is the violation's
     /// event.
     case shownInArm(type: EventType, arm: Arm)
+    /// `An exposure (sequence 9) of offer "spring"/"v1", but no grant for it was issued to customer "c-1".`, or
+    /// `… of offer "spring"/"v1" but names no customer, and grants are issued to customers.`
+    case offerShownWithoutGrant(type: EventType, campaignID: String, variantID: String, customerID: String?)
 
     /// The sentence of a violation of `events`, as text.
     func text(events: [Int64]) -> String {
@@ -64,6 +68,23 @@ enum ViolationSentence: Sendable {
             sink.literal(") in the ")
             sink.text(arm.rawValue)
             sink.literal(" arm, where nothing is shown.")
+        case .offerShownWithoutGrant(let type, let campaignID, let variantID, let customerID):
+            sink.text(CheckedEvent.article(type.rawValue))
+            sink.literal(" ")
+            sink.text(type.rawValue)
+            sink.literal(" (sequence ")
+            sink.number(events.first ?? 0)
+            sink.literal(") of offer ")
+            sink.quoted(campaignID)
+            sink.literal("/")
+            sink.quoted(variantID)
+            guard let customerID else {
+                sink.literal(" but names no customer, and grants are issued to customers.")
+                return
+            }
+            sink.literal(", but no grant for it was issued to customer ")
+            sink.quoted(customerID)
+            sink.literal(".")
         }
     }
 }

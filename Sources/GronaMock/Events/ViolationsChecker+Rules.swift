@@ -141,14 +141,16 @@ extension ViolationsChecker {
     /// (contract, SDK's side).
     mutating func checkGrant(_ event: CheckedEvent, _ campaign: Campaign, _ variant: Variant) {
         guard event.isOne(of: .exposure, .served), variant.componentType == .offer else { return }
-        requireGrant(
-            event, campaign.id, variant.id,
-            subject: "\(event.kind) of offer \(Quote.text(campaign.id))/\(Quote.text(variant.id))")
+        if let customerID = event.customerID, grantIssued(customerID, campaign.id, variant.id) { return }
+        report(
+            .offerWithoutGrant, event,
+            sentence: .offerShownWithoutGrant(
+                type: event.type, campaignID: campaign.id, variantID: variant.id, customerID: event.customerID))
     }
 
-    /// `offer_without_grant` for one campaign and variant: the event must name a customer who was issued a
-    /// grant for them. `subject` opens the sentence ("purchase claims …", "exposure of offer …"); it is only
-    /// built for a violation, since almost every offer has its grant.
+    /// `offer_without_grant` for a purchase's claimed campaign and variant: the event must name a customer who was
+    /// issued a grant for them. `subject` opens the sentence ("purchase claims …"); it is only built for a
+    /// violation, since almost every offer has its grant.
     private mutating func requireGrant(
         _ event: CheckedEvent, _ campaignID: String, _ variantID: String, subject: @autoclosure () -> String
     ) {

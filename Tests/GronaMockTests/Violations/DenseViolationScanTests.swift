@@ -209,6 +209,11 @@ struct DenseViolationScanTests {
                     sentence: .shownInArm(
                         type: index == 1 ? .exposure : .unknown(text), arm: index == 4 ? Arm(rawValue: text) : .control)
                 ))
+            violations.append(
+                Violation(
+                    rule: .offerWithoutGrant, events: [Int64(index + 1)], eventIDs: ["e"],
+                    sentence: .offerShownWithoutGrant(
+                        type: .served, campaignID: text, variantID: "v/\(text)", customerID: index == 0 ? nil : text)))
         }
         for violation in violations {
             let report = ViolationReport(
@@ -225,9 +230,16 @@ struct DenseViolationScanTests {
                 == #"3 served events (sequences 1, 2, 3) for campaign "spring" in visit "v-spring" (home_top on "#
                 + "spring); the SDK logs served at most once per visit.")
         #expect(
-            violations[3].message
+            violations[4].message
                 == "An exposure (sequence 2) in the control arm, where nothing is shown.")
-        #expect(violations[4].message.contains(#"campaign "quote \" and \\ backslash""#))
+        #expect(violations[6].message.contains(#"campaign "quote \" and \\ backslash""#))
+        #expect(
+            violations[2].message
+                == #"A served (sequence 1) of offer "spring"/"v/spring" but names no customer, and grants are "#
+                + "issued to customers.")
+        #expect(
+            violations[5].message
+                == #"A served (sequence 2) of offer ""/"v/", but no grant for it was issued to customer ""."#)
         var renamed = violations[1]
         renamed.message = "other"
         #expect(renamed.message == "other" && renamed != violations[1])
