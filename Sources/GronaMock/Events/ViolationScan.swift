@@ -55,6 +55,8 @@ struct ViolationScan {
         var rowsHanded = 0
         var rowsOfEarlierPages = 0
         var facts: [Int64: EventFacts] = [:]
+        // One visit's violations, the array's storage kept from visit to visit.
+        var visitViolations: [Violation] = []
         let needsFacts = query.since != nil || query.until != nil || query.campaignID != nil
         // A cursor is the client's to send back, so its bound is never past the events stored now: a forged
         // one must not widen the scan.
@@ -67,7 +69,8 @@ struct ViolationScan {
                 skip = 0
                 facts.removeAll(keepingCapacity: true)
             }
-            for violation in checker.takeViolations() where query.admits(violation, { facts[$0] }) {
+            checker.takeViolations(into: &visitViolations)
+            for violation in visitViolations where query.admits(violation, { facts[$0] }) {
                 defer { admitted += 1 }
                 guard admitted >= skip else { continue }
                 if query.summary {

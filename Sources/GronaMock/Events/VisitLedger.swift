@@ -1,7 +1,7 @@
 /// The per-visit state of the two rules that need the whole stream before they can decide:
 /// `repeated_in_visit` (once-only events grouped by visit, screen, key and type) and `action_without_served`
 /// (actions and dismissals, and the visits that have a `served`, whatever order the events arrived in).
-/// `collect` takes each event; `violations()` decides at the end.
+/// `collect` takes each event; `appendViolations` decides at the end.
 struct VisitLedger {
     /// Whether the SDK logs events of `type` at most once per visit.
     static func isOnceOnly(_ type: EventType) -> Bool {
@@ -58,10 +58,9 @@ struct VisitLedger {
         actions.removeAll(keepingCapacity: true)
     }
 
-    /// The groups of repeated once-only events, then the actions and dismissals without a `served`; with an
-    /// empty message unless `describing` (a summary counts them only).
-    func violations(describing: Bool = true) -> [Violation] {
-        var found: [Violation] = []
+    /// Appends to `found` the groups of repeated once-only events, then the actions and dismissals without a
+    /// `served`; with an empty message unless `describing` (a summary counts them only).
+    func appendViolations(describing: Bool, to found: inout [Violation]) {
         for (key, refs) in groups where refs.count > 1 {
             // Kept as its parts, written straight into the page (`ViolationSentence`): in a workspace where every
             // visit repeats, making this sentence a `String` was a tenth of the checker's work.
@@ -87,7 +86,6 @@ struct VisitLedger {
                     rule: .actionWithoutServed, events: [ref.sequence], eventIDs: [ref.eventID],
                     message: describing ? message : ""))
         }
-        return found
     }
 }
 
