@@ -60,21 +60,13 @@ enum ViolationSentence: Sendable {
             sink.text(type.rawValue)
             sink.literal(" at most once per visit.")
         case .shownInArm(let type, let arm):
-            sink.text(CheckedEvent.article(type.rawValue))
-            sink.literal(" ")
-            sink.text(type.rawValue)
-            sink.literal(" (sequence ")
-            sink.number(events.first ?? 0)
-            sink.literal(") in the ")
+            Self.writeKind(type: type, events: events, to: &sink)
+            sink.literal(" in the ")
             sink.text(arm.rawValue)
             sink.literal(" arm, where nothing is shown.")
         case .offerShownWithoutGrant(let type, let campaignID, let variantID, let customerID):
-            sink.text(CheckedEvent.article(type.rawValue))
-            sink.literal(" ")
-            sink.text(type.rawValue)
-            sink.literal(" (sequence ")
-            sink.number(events.first ?? 0)
-            sink.literal(") of offer ")
+            Self.writeKind(type: type, events: events, to: &sink)
+            sink.literal(" of offer ")
             sink.quoted(campaignID)
             sink.literal("/")
             sink.quoted(variantID)
@@ -86,6 +78,16 @@ enum ViolationSentence: Sendable {
             sink.quoted(customerID)
             sink.literal(".")
         }
+    }
+
+    /// `A served (sequence 7)`: the event a one-event violation names, as `CheckedEvent.kind` writes it.
+    private static func writeKind<Sink: SentenceSink>(type: EventType, events: [Int64], to sink: inout Sink) {
+        sink.text(CheckedEvent.article(type.rawValue))
+        sink.literal(" ")
+        sink.text(type.rawValue)
+        sink.literal(" (sequence ")
+        sink.number(events.first ?? 0)
+        sink.literal(")")
     }
 }
 
