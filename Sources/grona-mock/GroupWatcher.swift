@@ -75,7 +75,8 @@ struct GroupWatcher {
                 "cannot start the process-group watcher", [("reason", "cannot find grona-mock's own binary")])
             return nil
         }
-        let arguments = ["grona-mock", WatchGroupCommand.name, "--log-format", logFormat.rawValue]
+        let options = WatchGroupCommand.Options(logFormat: logFormat, exec: getpid())
+        let arguments = ["grona-mock", WatchGroupCommand.name] + options.arguments
         var pointers = arguments.map { strdup($0) } + [nil]
         defer { for pointer in pointers { free(pointer) } }
         var pid: pid_t = 0

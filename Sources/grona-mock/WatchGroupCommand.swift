@@ -35,9 +35,8 @@ enum WatchGroupCommand {
         }
         // Blocked by exec from the first instruction; ignored now, they may be let through.
         pthread_sigmask(SIG_UNBLOCK, &ignored, nil)
-        let logger = Logger(format: arguments == ["--log-format", "json"] ? .json : .text)
-        // exec, whose scratch directory this watcher may remove; the parent changes when exec dies.
-        let exec = getppid()
+        let options = Options(arguments)
+        let logger = Logger(format: options.logFormat)
 
         var reader = WatchMessage.Reader(descriptor: STDIN_FILENO)
         var group: ProcessGroup?
@@ -55,10 +54,40 @@ enum WatchGroupCommand {
                 "grona-mock exec ended without stopping its command; stopped the command's process group",
                 [("processGroup", Int(group.id))])
         }
-        if let scratch, ScratchDirectory.removeAbandoned(scratch, by: exec) {
+        if let scratch, let exec = options.exec, ScratchDirectory.removeAbandoned(scratch, by: exec) {
             logger.info("removed the scratch directory of grona-mock exec", [("path", scratch)])
         }
         return 0
+    }
+
+    /// `--log-format text|json --exec PID`, as `GroupWatcher` starts it; anything else is left at its default.
+    struct Options: Equatable {
+        var logFormat: Logger.Format = .text
+        /// exec, whose scratch directory this watcher may remove. Named by exec as it starts the watcher, never
+        /// taken from `getppid()`: that names exec only while exec lives, and a watcher slow to start (a loaded
+        /// machine) may first look after exec was killed, and would then keep the directory. Nil: none is removed.
+        var exec: pid_t?
+
+        init(logFormat: Logger.Format = .text, exec: pid_t? = nil) {
+            self.logFormat = logFormat
+            self.exec = exec
+        }
+
+        init(_ arguments: [String]) {
+            var pairs = arguments[...]
+            while pairs.count >= 2 {
+                let (name, value) = (pairs.removeFirst(), pairs.removeFirst())
+                switch name {
+                case "--log-format": logFormat = Logger.Format(rawValue: value) ?? .text
+                case "--exec": exec = pid_t(value).flatMap { $0 > 1 ? $0 : nil }
+                default: break
+                }
+            }
+        }
+
+        var arguments: [String] {
+            ["--log-format", logFormat.rawValue] + (exec.map { ["--exec", String($0)] } ?? [])
+        }
     }
 
     private static func stop(_ group: ProcessGroup) {

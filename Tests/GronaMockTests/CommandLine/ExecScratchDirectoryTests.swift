@@ -2,6 +2,8 @@ import Foundation
 import GronaMockTestSupport
 import Testing
 
+@testable import grona_mock
+
 /// The scratch directories `grona-mock exec` makes in TMPDIR for its throw-away database: one left by a run
 /// killed outright is removed by a later run, and nothing else is touched.
 @Suite("grona-mock exec: stale scratch directories")
@@ -73,5 +75,48 @@ struct ExecScratchDirectoryTests {
         live.signal(SIGTERM)
         #expect(live.ending(within: 30) == .exited(128 + SIGTERM))
         #expect(!files.fileExists(atPath: temporary.appendingPathComponent(liveDirectory).path))
+    }
+
+    /// The watcher removes the directory of the exec that named itself when it started the watcher, not of its
+    /// parent: a watcher slow to start on a loaded machine may first look after exec was killed, when its parent
+    /// is another process (a CI run once kept the directory so).
+    @Test(
+        "the watcher removes the scratch directory of the exec named on its command line, whoever its parent is",
+        arguments: [(4242, true), (4243, false), (nil, false)] as [(pid_t?, Bool)])
+    func watcherRemovesNamedExecsDirectory(named: pid_t?, removed: Bool) throws {
+        let fixture = try MockFixture.standard()
+        let files = FileManager.default
+        // Owned by pid 4242, which is not the watcher's parent (this test process is).
+        let scratch = fixture.root.appendingPathComponent("\(ScratchDirectory.prefix)named")
+        try files.createDirectory(at: scratch, withIntermediateDirectories: true)
+        try Data("pid 4242\n".utf8).write(to: scratch.appendingPathComponent(ScratchDirectory.ownerFile))
+        try Data("rows".utf8).write(to: scratch.appendingPathComponent("events.sqlite"))
+
+        let watcher = Process()
+        watcher.executableURL = BinaryRunner.executable
+        let options = WatchGroupCommand.Options(logFormat: .text, exec: named)
+        watcher.arguments = [WatchGroupCommand.name] + options.arguments
+        let messages = Pipe()
+        watcher.standardInput = messages
+        watcher.standardOutput = FileHandle.nullDevice
+        watcher.standardError = FileHandle.nullDevice
+        try watcher.run()
+        defer { if watcher.isRunning { watcher.terminate() } }
+        // End-of-file without "done": exec has died.
+        messages.fileHandleForWriting.write(Data(WatchMessage.scratch(scratch.path).line.utf8))
+        try messages.fileHandleForWriting.close()
+        #expect(eventually(seconds: 30) { !watcher.isRunning }, "the watcher ends at end-of-file")
+        #expect(files.fileExists(atPath: scratch.path) == !removed, "exec named: \(named.map(String.init) ?? "none")")
+    }
+
+    @Test("the watcher's options read back as written; a pid of 0, 1 or not a number names no exec")
+    func watcherOptions() {
+        let options = WatchGroupCommand.Options(logFormat: .json, exec: 4242)
+        #expect(WatchGroupCommand.Options(options.arguments) == options)
+        #expect(WatchGroupCommand.Options(["--log-format", "json"]) == WatchGroupCommand.Options(logFormat: .json))
+        for pid in ["0", "1", "-7", "x", "99999999999"] {
+            #expect(WatchGroupCommand.Options(["--exec", pid]).exec == nil, "--exec \(pid)")
+        }
+        #expect(WatchGroupCommand.Options(["--exec"]) == WatchGroupCommand.Options(), "a name without its value")
     }
 }
