@@ -31,7 +31,7 @@ struct ExecTerminalTests {
     }
 
     /// Runs `shell(exec)` in a pseudo-terminal, exec running a command that reads a line, echoes it and
-    /// sleeps; types a line, waits for the echo, presses Ctrl-C. Returns script's status (-1 if it did not
+    /// sleeps; types a line, waits for the echo and the sleep, presses Ctrl-C. Returns script's status (-1 if it did not
     /// end) and the screen.
     static func typeAndInterrupt(_ shell: (String) -> String) throws -> (Int32, Output) {
         let fixture = try MockFixture.standard()
@@ -64,6 +64,14 @@ struct ExecTerminalTests {
 
         keyboard.fileHandleForWriting.write(Data("typed\n".utf8))
         #expect(eventually(seconds: 30) { output.text.contains("got:typed") }, "screen: \(output.text)")
+        // Ctrl-C once sleep runs, not as soon as the echo shows: dash (sh) catches SIGINT, and one that arrives
+        // while it starts sleep is put off until sleep ends, which it never does (a loaded CI run saw that).
+        let sleeping = eventually(seconds: 30) {
+            ProcessTable.descendants(of: process.processIdentifier).contains {
+                ProcessTable.entry($0)?.commandLine.hasPrefix("sleep 1000") == true
+            }
+        }
+        #expect(sleeping, "the command's sleep did not start; screen: \(output.text)")
         keyboard.fileHandleForWriting.write(Data([0x03]))
         #expect(eventually(seconds: 30) { !process.isRunning }, "Ctrl-C did not stop it; screen: \(output.text)")
         return (process.isRunning ? -1 : process.terminationStatus, output)
