@@ -66,6 +66,11 @@ enum PrefetchingScan {
                 }
                 _ = channel.send(.end)
             } catch {
+                // The rows read before the failure are the caller's, as when the scan runs on its thread.
+                if !batch.isEmpty {
+                    prepare?(&batch)
+                    guard channel.send(.rows(batch)) else { return }
+                }
                 _ = channel.send(.failed(error))
             }
         }

@@ -94,6 +94,22 @@ struct PrefetchingScanTests {
         #expect(outcome == [.batch(EventBatchResult(accepted: 1, duplicateIndexes: []))])
     }
 
+    @Test(
+        "a read that fails mid-scan hands over every row read before it, then throws",
+        arguments: [1, 15, 16, 700, 1_008, 2_000])
+    func failureAfterRows(_ after: Int) throws {
+        let storage = FailingScanStorage(try Self.storage(events: 3_000), failingAfter: after)
+        let scan = EventScan(workspace: "shop", throughSequence: try storage.lastSequence())
+        var sequences: [Int64] = []
+        #expect(throws: StorageError.self) {
+            try PrefetchingScan.run(storage, scan) { batch, index in
+                sequences.append(batch.rows[index].sequence)
+                return true
+            }
+        }
+        #expect(sequences == Array(try Self.direct(storage.inner, scan).prefix(after)))
+    }
+
     @Test("a read that fails is thrown to the caller")
     func failure() throws {
         let storage = try Self.storage(events: 100)
@@ -103,4 +119,61 @@ struct PrefetchingScanTests {
             try PrefetchingScan.run(storage, scan) { _, _ in true }
         }
     }
+}
+
+/// A SQLite storage whose scans fail after `failingAfter` rows, as a disk or a connection that goes mid-scan.
+final class FailingScanStorage: GronaStorage {
+    let inner: SQLiteStorage
+    let failingAfter: Int
+
+    init(_ inner: SQLiteStorage, failingAfter: Int) {
+        self.inner = inner
+        self.failingAfter = failingAfter
+    }
+
+    func scanEvents(_ scan: EventScan, _ body: (StoredEventColumns) -> Bool) throws(StorageError) {
+        var handed = 0
+        var stopped = false
+        try inner.scanEvents(scan) { row in
+            guard handed < failingAfter else { return false }
+            handed += 1
+            stopped = !body(row)
+            return !stopped
+        }
+        if !stopped && handed == failingAfter { throw StorageError(.failed, "the disk went away mid-scan") }
+    }
+
+    func commit(_ changes: [StorageChange]) throws(StorageError) -> [StorageChangeOutcome] {
+        try inner.commit(changes)
+    }
+    func maintainAfterCommit() throws(StorageError) { try inner.maintainAfterCommit() }
+    func eventCount() throws(StorageError) -> Int { try inner.eventCount() }
+    func dropOldestEvents(_ count: Int, keepingRejected: Int) throws(StorageError) {
+        try inner.dropOldestEvents(count, keepingRejected: keepingRejected)
+    }
+    func lastSequence() throws(StorageError) -> Int64 { try inner.lastSequence() }
+    func events(matching filter: EventFilter, page: EventPage) throws(StorageError) -> StoredPage<StoredEventRow> {
+        try inner.events(matching: filter, page: page)
+    }
+    func count(matching filter: EventFilter) throws(StorageError) -> Int { try inner.count(matching: filter) }
+    func count(matching filter: EventFilter, continuing tally: EventTally?) throws(StorageError) -> EventTally {
+        try inner.count(matching: filter, continuing: tally)
+    }
+    func rejectedEvents(workspace: String?, page: EventPage) throws(StorageError) -> StoredPage<StoredRejectedEvent> {
+        try inner.rejectedEvents(workspace: workspace, page: page)
+    }
+    func campaignCounts(workspace: String) throws(StorageError) -> CampaignCounts {
+        try inner.campaignCounts(workspace: workspace)
+    }
+    func bytesUsed() -> Int64? { inner.bytesUsed() }
+    func configRevision(
+        for workspaceKey: String, contentHash: [UInt8], make: (Int64) throws -> StoredConfigRevision
+    ) throws -> StoredConfigRevision {
+        try inner.configRevision(for: workspaceKey, contentHash: contentHash, make: make)
+    }
+    func latestConfigRevision(for workspaceKey: String) throws(StorageError) -> StoredConfigRevision? {
+        try inner.latestConfigRevision(for: workspaceKey)
+    }
+    func interruptReads() { inner.interruptReads() }
+    var location: String { inner.location }
 }
