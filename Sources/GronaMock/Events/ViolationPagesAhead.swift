@@ -17,11 +17,14 @@ import GronaMockPlatform
 /// a page still being made when that happens is thrown away and ends its run, so an answer never predates a change
 /// the client could have seen (deletes are published before their answers for this).
 ///
-/// Memory and threads, whatever the client does: a run stops once `runAhead` of its pages wait untaken (a client
-/// that stopped following, or reads slower than the server checks) and starts again from where the client is when
-/// it takes them; at most `capacity` pages are made or being made, by at most `maxRuns` runs at once; a page nobody
-/// takes is dropped `lifetime` after it was made. No storage statement or thread is held while no run is under
-/// way. With several instances on one database nothing is made ahead (`capacity` 0): another instance's deletes
+/// Memory and threads, whatever the client does: once `runAhead` of its pages wait untaken (a client that reads
+/// slower than the server checks), a run pauses where it is, and goes on as the client takes one; a run paused for
+/// `pause` with nothing taken (a client that stopped following) ends, and a later request starts another from
+/// where the client is. Pausing rather than ending keeps what the run's scan holds: a page that ends inside one
+/// huge visit (every event with the same visit id, a broken SDK's shape) was judged again from the visit's start
+/// by every new run, some 50 times over 300,000 such events. At most `capacity` pages are made or being made, by
+/// at most `maxRuns` runs at once; a page nobody takes is dropped `lifetime` after it was made. No storage
+/// statement or thread is held while no run is under way or paused. With several instances on one database nothing is made ahead (`capacity` 0): another instance's deletes
 /// reach this one by no notification. While `--max-events` trims the oldest events, a page made ahead may name
 /// some just trimmed, as a page checked at that moment may.
 final class ViolationPagesAhead: Sendable {
@@ -43,8 +46,24 @@ final class ViolationPagesAhead: Sendable {
         case ready(ViolationReport, madeAt: ContinuousClock.Instant, run: Int)
     }
 
+    /// A run waiting for its client to take one of its pages, to make `following` next. Whoever decides its fate
+    /// sets `resumed` under the lock and signals `wake`: a take that made room marks `following` as being made
+    /// right then (`.making` with the run's group), so that the client's request for it, however soon it comes,
+    /// waits for it instead of checking it again beside the run; a change to the workspace, or a stop, ends it.
+    private struct Pause {
+        enum Resumed {
+            case making(DispatchGroup)
+            case ended
+        }
+
+        let following: Key
+        let wake: DispatchSemaphore
+        var resumed: Resumed?
+    }
+
     private struct State {
         var slots: [Key: Slot] = [:]
+        var paused: [Int: Pause] = [:]
         var runs = 0
         var lastRun = 0
         var stopped = false
@@ -54,25 +73,33 @@ final class ViolationPagesAhead: Sendable {
     static let standardRunAhead = 4
     static let standardMaxRuns = 2
     static let standardLifetime: Duration = .seconds(30)
+    /// A client following the pages asks for the next within milliseconds of its last; one that stopped holds a
+    /// paused run's scan (a reader connection, a snapshot the write-ahead log cannot be checkpointed past) this
+    /// long at most.
+    static let standardPause: Duration = .seconds(2)
 
     private let state = Mutex(State())
     /// Pages answered from what was made ahead, for tests and the metrics.
     let taken = Atomic<Int>(0)
+    /// Runs started, for tests: each is a scan of its own.
+    let started = Atomic<Int>(0)
     private let queue = DispatchQueue(label: "grona-violations-ahead", attributes: .concurrent)
     private let running = DispatchGroup()
     private let capacity: Int
     private let runAhead: Int
     private let maxRuns: Int
     private let lifetime: Duration
+    private let pause: Duration
 
     init(
         capacity: Int = standardCapacity, runAhead: Int = standardRunAhead, maxRuns: Int = standardMaxRuns,
-        lifetime: Duration = standardLifetime
+        lifetime: Duration = standardLifetime, pause: Duration = standardPause
     ) {
         self.capacity = capacity
         self.runAhead = max(1, runAhead)
         self.maxRuns = maxRuns
         self.lifetime = lifetime
+        self.pause = pause
     }
 
     /// The page made ahead for `key`, waiting for it while it is being made; nil when none was (or it failed, or
@@ -86,9 +113,15 @@ final class ViolationPagesAhead: Sendable {
         finished?.wait()
         return state.withLock { state -> ViolationReport? in
             dropExpired(&state)
-            guard case .ready(let report, _, _) = state.slots[key] else { return nil }
+            guard case .ready(let report, _, let run) = state.slots[key] else { return nil }
             state.slots[key] = nil
             taken.add(1, ordering: .relaxed)
+            // Room for the run that made it, if it waits for some.
+            if let pause = state.paused[run], pause.resumed == nil, let finished = reserve(pause.following, run, &state)
+            {
+                state.paused[run]?.resumed = .making(finished)
+                pause.wake.signal()
+            }
             return report
         }
     }
@@ -112,6 +145,7 @@ final class ViolationPagesAhead: Sendable {
             return state.lastRun
         }
         guard let id else { return }
+        started.add(1, ordering: .relaxed)
         queue.async { [self] in
             var current = key
             var currentFinished = finished
@@ -143,33 +177,65 @@ final class ViolationPagesAhead: Sendable {
     }
 
     /// Files `report` as `key`'s page, unless its workspace changed while it was made; then, when the run may go
-    /// on, the key of the page after it, marked as being made, with its group.
+    /// on, the key of the page after it, marked as being made (under the same lock, so that a request for it,
+    /// however soon, waits for it), with its group; nil when the run ends here (making stopped, its workspace
+    /// changed, the page is another run's, or nothing was taken for `pause`).
+    ///
+    /// While `runAhead` of the run's pages wait untaken, or `capacity` pages are held, it waits on the run's thread
+    /// until a take makes room (`take` then marks the page), its scan kept as it is.
     private func deliver(
         _ report: ViolationReport, for key: Key, finished: DispatchGroup, run: Int
     ) -> (Key, DispatchGroup)? {
-        let nextFinished = DispatchGroup()
-        let next = state.withLock { state -> Key? in
-            guard case .making(_, let stale, _) = state.slots[key] else { return nil }
+        enum Step {
+            case make(Key, DispatchGroup)
+            case end
+            case wait
+        }
+        let wake = DispatchSemaphore(value: 0)
+        let step = state.withLock { state -> Step in
+            guard case .making(_, let stale, _) = state.slots[key] else { return .end }
             guard !stale else {
                 state.slots[key] = nil
-                return nil
+                return .end
             }
             state.slots[key] = .ready(report, madeAt: .now, run: run)
-            guard let cursor = report.next, !state.stopped else { return nil }
+            guard let cursor = report.next, !state.stopped else { return .end }
             var following = key
             following.query.cursor = cursor
-            let waiting = state.slots.values.filter { if case .ready(_, _, run) = $0 { true } else { false } }.count
-            guard state.slots[following] == nil, state.slots.count < capacity, waiting < runAhead else { return nil }
-            nextFinished.enter()
-            state.slots[following] = .making(finished: nextFinished, stale: false, run: run)
-            return following
+            guard state.slots[following] == nil else { return .end }
+            if let nextFinished = reserve(following, run, &state) { return .make(following, nextFinished) }
+            state.paused[run] = Pause(following: following, wake: wake)
+            return .wait
         }
         finished.leave()
         // A page nobody takes goes when its lifetime ends, not at the next request, which may never come.
         queue.asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: lifetime.nanoseconds))) { [self] in
             state.withLock { dropExpired(&$0) }
         }
-        return next.map { ($0, nextFinished) }
+        switch step {
+        case .make(let following, let nextFinished): return (following, nextFinished)
+        case .end: return nil
+        case .wait: break
+        }
+        _ = wake.wait(timeout: .now() + .nanoseconds(Int(clamping: pause.nanoseconds)))
+        // Woken, or timed out: either way what was decided for it holds, a take that made room just as the pause
+        // ended included.
+        guard let pause = state.withLock({ $0.paused.removeValue(forKey: run) }),
+            case .making(let nextFinished)? = pause.resumed
+        else { return nil }
+        return (pause.following, nextFinished)
+    }
+
+    /// Marks `following` as being made by `run` when the run may go on to it now: `runAhead` of its pages do
+    /// not wait untaken, fewer than `capacity` are held, and making has not stopped; its group, entered.
+    private func reserve(_ following: Key, _ run: Int, _ state: inout State) -> DispatchGroup? {
+        guard !state.stopped, state.slots[following] == nil, state.slots.count < capacity else { return nil }
+        let waiting = state.slots.values.filter { if case .ready(_, _, run) = $0 { true } else { false } }.count
+        guard waiting < runAhead else { return nil }
+        let finished = DispatchGroup()
+        finished.enter()
+        state.slots[following] = .making(finished: finished, stale: false, run: run)
+        return finished
     }
 
     /// Drops what was made ahead for `workspace` (every workspace when nil), and marks what is being made
@@ -182,6 +248,12 @@ final class ViolationPagesAhead: Sendable {
                     state.slots[key] = .making(finished: finished, stale: true, run: run)
                 case .ready: state.slots[key] = nil
                 }
+            }
+            // A paused run's scan predates the change: it ends rather than go on.
+            for (run, pause) in state.paused
+            where pause.resumed == nil && (workspace == nil || pause.following.workspace == workspace) {
+                state.paused[run]?.resumed = .ended
+                pause.wake.signal()
             }
         }
     }
@@ -201,8 +273,14 @@ final class ViolationPagesAhead: Sendable {
     /// How many pages are made or being made ahead, for tests.
     var count: Int { state.withLock { $0.slots.count } }
 
-    /// How many runs are under way, for tests.
+    /// How many runs are under way, paused ones included, for tests.
     var runs: Int { state.withLock { $0.runs } }
+
+    /// How many runs wait for their client to take a page, for tests.
+    var pausedRuns: Int { state.withLock { $0.paused.count } }
+
+    /// Whether `key`'s page is made or being made, for tests.
+    func holds(_ key: Key) -> Bool { state.withLock { $0.slots[key] != nil } }
 
     /// How many pages are made and waiting to be taken, for tests.
     var readyCount: Int {

@@ -112,9 +112,9 @@ struct ViolationPagesAheadTests {
         #expect(eventually { ahead.count == 0 && ahead.runs == 0 })
     }
 
-    @Test("a run stops once `runAhead` pages wait untaken (a client that stopped following), holding nothing")
+    @Test("a run ends once `runAhead` pages wait untaken for `pause` (a client that stopped following)")
     func runStopsAhead() {
-        let ahead = ViolationPagesAhead(capacity: 8, runAhead: 3)
+        let ahead = ViolationPagesAhead(capacity: 8, runAhead: 3, pause: .milliseconds(50))
         let made = Atomic<Int>(0)
         ahead.prepare(Self.key()) { deliver in
             var index = 0
@@ -130,6 +130,59 @@ struct ViolationPagesAheadTests {
         // Taken, they make room; the request for the page after them starts the next run from there.
         for index in 0..<3 { #expect(ahead.take(Self.key(skip: index))?.checkedEvents == index) }
         #expect(ahead.count == 0)
+    }
+
+    @Test("a run whose client lags pauses once `runAhead` pages wait, and goes on from where it was as they are taken")
+    func runPausesAndGoesOn() {
+        let ahead = ViolationPagesAhead(capacity: 8, runAhead: 3, pause: .seconds(600))
+        let started = Atomic<Int>(0)
+        ahead.prepare(Self.key()) { deliver in
+            started.add(1, ordering: .relaxed)
+            var index = 0
+            while deliver(Self.runPage(index, last: 9)) { index += 1 }
+        }
+        #expect(eventually { ahead.pausedRuns == 1 && ahead.readyCount == 3 })
+        for index in 0...9 {
+            // A page the run goes on to once one is taken: a following client's request finds it marked.
+            #expect(eventually { ahead.holds(Self.key(skip: index)) }, "page \(index)")
+            #expect(ahead.take(Self.key(skip: index))?.checkedEvents == index)
+        }
+        #expect(started.load(ordering: .relaxed) == 1, "one run, one scan, made every page")
+        #expect(eventually { ahead.runs == 0 && ahead.count == 0 && ahead.pausedRuns == 0 })
+    }
+
+    /// A run of endless pages, paused (for ever, unless woken) once `runAhead` (3) wait.
+    static func pausedRun() -> ViolationPagesAhead {
+        let ahead = ViolationPagesAhead(capacity: 8, runAhead: 3, pause: .seconds(600))
+        ahead.prepare(Self.key()) { deliver in
+            var index = 0
+            while deliver(Self.runPage(index)) { index += 1 }
+        }
+        #expect(eventually { ahead.pausedRuns == 1 && ahead.readyCount == 3 })
+        return ahead
+    }
+
+    @Test("a paused run ends at once when its workspace changes, and serves nothing it would have made")
+    func pausedRunEndedByChange() {
+        let ahead = Self.pausedRun()
+        ahead.invalidate(workspace: "other")
+        #expect(ahead.take(Self.key(skip: 0))?.checkedEvents == 0, "another workspace's change leaves it")
+        ahead.invalidate(workspace: "shop")
+        #expect(eventually { ahead.runs == 0 && ahead.pausedRuns == 0 })
+        #expect(ahead.count == 0)
+        for index in 1...4 { #expect(ahead.take(Self.key(skip: index)) == nil) }
+    }
+
+    @Test("`stop` ends a paused run at once, without waiting out its pause")
+    func pausedRunEndedByStop() {
+        let ahead = Self.pausedRun()
+        let returned = Atomic<Bool>(false)
+        DispatchQueue.global().async {
+            ahead.stop()
+            returned.store(true, ordering: .relaxed)
+        }
+        #expect(eventually { returned.load(ordering: .relaxed) })
+        #expect(ahead.runs == 0 && ahead.pausedRuns == 0)
     }
 
     @Test("a change to its workspace while a run makes a page drops the page and ends the run")
@@ -253,6 +306,40 @@ struct ViolationPagesAheadTests {
             #expect(all.count == 120)
             let key = { (violation: JSONValue) in violation["events"]?[0]?.int64Value ?? -1 }
             #expect(paged.sorted { key($0) < key($1) } == all)
+        }
+    }
+
+    @Test("one visit with every event, its pages followed by a client slower than the check: one run makes them all")
+    func oneHugeVisit() throws {
+        let fixture = try MockFixture.standard()
+        try fixture.withServer { server in
+            // Every event of one visit breaks a rule of its own (an action with no served): 300 violations.
+            var stream = ViolationStream()
+            let banner = ViolationUnits.install(banner: true)
+            for _ in 0..<300 { stream.add("action", install: banner, visit: "v-1") }
+            try ViolationsEndpointTests.send(stream, port: server.port)
+            let engine = server.engine
+            var query = ViolationQuery()
+            query.limit = 7
+            var report = try engine.violations("shop", query: query)
+            var found = report.violations.count
+            var pages = 1
+            while let next = report.next {
+                query.cursor = next
+                // Lagging: from the third page on, the run has made its pages ahead and waits for one to be taken
+                // (or has made the last and ended).
+                if pages >= 2 {
+                    let ahead = engine.pagesAhead
+                    #expect(eventually { ahead.readyCount == ViolationPagesAhead.standardRunAhead || ahead.runs == 0 })
+                }
+                report = try engine.violations("shop", query: query)
+                found += report.violations.count
+                pages += 1
+            }
+            #expect(found == 300 && pages == 43)
+            // Ended, each new run would have judged the visit again from its first event.
+            #expect(engine.pagesAhead.started.load(ordering: .relaxed) == 1)
+            #expect(engine.pagesAhead.taken.load(ordering: .relaxed) == pages - 2)
         }
     }
 
