@@ -299,8 +299,8 @@ struct ViolationPagesAheadTests {
             try ViolationsEndpointTests.send(Self.denseStream(visits: 120), port: server.port)
             let (paged, cursors) = try Self.follow(server.port, limit: 7)
             #expect(cursors.count == 17)
-            // The first page asks with no cursor, so nothing is made ahead for the second; every later one is.
-            #expect(server.engine.pagesAhead.taken.load(ordering: .relaxed) == 16)
+            // The first page asks with no cursor, and is checked alone; every later one is taken from a run.
+            #expect(server.engine.pagesAhead.taken.load(ordering: .relaxed) == 17)
             let (_, unpaged) = try ViolationsEndpointTests.violations(server.port)
             let all = unpaged["violations"]?.arrayValue ?? []
             #expect(all.count == 120)
@@ -339,7 +339,7 @@ struct ViolationPagesAheadTests {
             #expect(found == 300 && pages == 43)
             // Ended, each new run would have judged the visit again from its first event.
             #expect(engine.pagesAhead.started.load(ordering: .relaxed) == 1)
-            #expect(engine.pagesAhead.taken.load(ordering: .relaxed) == pages - 2)
+            #expect(engine.pagesAhead.taken.load(ordering: .relaxed) == pages - 1, "all but the first")
         }
     }
 
@@ -348,17 +348,21 @@ struct ViolationPagesAheadTests {
         let fixture = try MockFixture.standard()
         try fixture.withServer { server in
             try ViolationsEndpointTests.send(Self.denseStream(visits: 60), port: server.port)
-            // The first page, then the second with its cursor: the third and the next are made ahead from here,
-            // until as many wait untaken as a run makes ahead.
+            // The first page, then the second with its cursor: a run makes it and goes on to the third and the
+            // next, until as many wait untaken as a run makes ahead.
             let (_, cursors) = try Self.follow(server.port, limit: 7, stopAfter: 2)
             #expect(eventually { server.engine.pagesAhead.readyCount == ViolationPagesAhead.standardRunAhead })
+            let takenBefore = server.engine.pagesAhead.taken.load(ordering: .relaxed)
+            let startedBefore = server.engine.pagesAhead.started.load(ordering: .relaxed)
             let deleted = try fetch(server.port, Control.request("DELETE", "/_mock/events?workspace=shop"))
             #expect(deleted.status == 200)
             let (status, body) = try EventsAPI.json(
                 server.port, "/_mock/events/violations?workspace=shop&limit=7&cursor=\(cursors[1])")
             #expect(status == 200)
             #expect(body["violations"] == [])
-            #expect(server.engine.pagesAhead.taken.load(ordering: .relaxed) == 0)
+            // The page came from a run started after the delete, not from the pages made before it.
+            #expect(server.engine.pagesAhead.started.load(ordering: .relaxed) == startedBefore + 1)
+            #expect(server.engine.pagesAhead.taken.load(ordering: .relaxed) == takenBefore + 1)
         }
     }
 }
