@@ -24,9 +24,10 @@ import GronaMockPlatform
 /// huge visit (every event with the same visit id, a broken SDK's shape) was judged again from the visit's start
 /// by every new run, some 50 times over 300,000 such events. At most `capacity` pages are made or being made, by
 /// at most `maxRuns` runs at once; a page nobody takes is dropped `lifetime` after it was made. No storage
-/// statement or thread is held while no run is under way or paused. With several instances on one database nothing is made ahead (`capacity` 0): another instance's deletes
-/// reach this one by no notification. While `--max-events` trims the oldest events, a page made ahead may name
-/// some just trimmed, as a page checked at that moment may.
+/// statement or thread is held while no run is under way or paused. With several instances on one database
+/// nothing is made ahead (`capacity` 0): another instance's deletes reach this one by no notification. While
+/// `--max-events` trims the oldest events, a page made ahead may name some just trimmed, as a page checked at that
+/// moment may.
 final class ViolationPagesAhead: Sendable {
     /// A page is made ahead for the same workspace and the same query, down to the cursor.
     struct Key: Hashable, Sendable {
