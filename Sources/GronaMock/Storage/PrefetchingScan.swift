@@ -47,6 +47,7 @@ enum PrefetchingScan {
             var batch = StoredEventBatch(reservingRows: size, bytesPerRow: 512)
             var read = 0
             defer { rowsRead.withLock { $0 = read } }
+            var ending = ScanChannel.Message.end
             do throws(StorageError) {
                 try storage.scanEvents(scan, into: &batch) { batch in
                     read += 1
@@ -60,19 +61,16 @@ enum PrefetchingScan {
                     batch = StoredEventBatch(reservingRows: size, bytesPerRow: min(perRow, maxChunkBytes / size + 1))
                     return channel.send(.rows(full))
                 }
-                if !batch.isEmpty {
-                    prepare?(&batch)
-                    guard channel.send(.rows(batch)) else { return }
-                }
-                _ = channel.send(.end)
             } catch {
-                // The rows read before the failure are the caller's, as when the scan runs on its thread.
-                if !batch.isEmpty {
-                    prepare?(&batch)
-                    guard channel.send(.rows(batch)) else { return }
-                }
-                _ = channel.send(.failed(error))
+                ending = .failed(error)
             }
+            // The rest of the last chunk, then the end; after a failure too: the rows read before it are the
+            // caller's, as when the scan runs on its thread.
+            if !batch.isEmpty {
+                prepare?(&batch)
+                guard channel.send(.rows(batch)) else { return }
+            }
+            _ = channel.send(ending)
         }
         guard let reader else {
             var read = 0
