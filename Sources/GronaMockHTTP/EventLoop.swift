@@ -260,11 +260,25 @@ final class EventLoop: @unchecked Sendable {
     /// Out of descriptors with no spare: stop watching the listeners for `acceptPause`, since a listener left
     /// readable would wake this loop at once, again and again, with nothing it could accept. The clients wait
     /// in the backlog meanwhile; the other loops, and this one after the pause, take them as descriptors free up.
+    ///
+    /// The other loops are asked to accept now: the listeners wake one loop per connection (`exclusive`), so the
+    /// client this loop was woken for raised no wake-up elsewhere, and a loop that still has its spare would
+    /// never hear of it. A client sending one request at a time then waited in the backlog for its timeout
+    /// instead of hearing a 503 (a loaded CI run, two loops, one of them having lost its spare to the other's
+    /// accept between the spare's close and its reopening).
     private func pauseAccepting() {
         guard case .open = accepting else { return }
         unwatchListeners()
         accepting = .paused(until: now + Self.acceptPause)
         pausedWarning.occurred(at: now, logger: context.logger)
+        for loop in context.loops.value ?? [] where loop !== self {
+            loop.execute { loop.acceptWaiting() }
+        }
+    }
+
+    /// Accepts what waits on every listener, if this loop accepts now: asked by a loop that had to pause.
+    private func acceptWaiting() {
+        for listener in listeners { acceptConnections(from: listener) }
     }
 
     private func resumeAccepting() {
