@@ -35,7 +35,8 @@ extension ViolationReport {
 }
 
 extension Violation {
-    /// Appends `json` serialized: `{"rule", "events", "eventIDs", "message"}`.
+    /// Appends `json` serialized: `{"rule", "events", "eventIDs", "message"}`, `eventCount` before `message` when
+    /// the lists were cut short.
     func write(to output: inout [UInt8]) {
         output.append(contentsOf: #"{"rule":"#.utf8)
         JSONWriter.writeString(rule.rawValue, to: &output)
@@ -49,7 +50,12 @@ extension Violation {
             if position > 0 { output.append(UInt8(ascii: ",")) }
             JSONWriter.writeString(eventID, to: &output)
         }
-        output.append(contentsOf: #"],"message":""#.utf8)
+        output.append(UInt8(ascii: "]"))
+        if isCut {
+            output.append(contentsOf: #","eventCount":"#.utf8)
+            JSONWriter.writeNumber(JSONNumber(Int64(eventCount)), to: &output)
+        }
+        output.append(contentsOf: #","message":""#.utf8)
         // The sentence written in pieces, never made into a `String` (`ViolationSentence`); the bytes are
         // swapped in and out, never shared, so no append copies the page.
         var sentence = JSONSentence(output: [])

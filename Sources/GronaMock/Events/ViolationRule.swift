@@ -37,6 +37,9 @@ package struct Violation: Sendable, Equatable, CustomStringConvertible {
     package var rule: ViolationRule
     package var events: [Int64]
     package var eventIDs: [String]
+    /// How many events the violation involves: `events.count`, unless the list was cut short
+    /// (`VisitLedger.listedEvents`: a `repeated_in_visit` group of one visit where every event repeats).
+    package var eventCount: Int
     /// The sentence as its parts (`ViolationSentence`), made into text when `message` is read.
     var sentence: ViolationSentence
 
@@ -44,12 +47,19 @@ package struct Violation: Sendable, Equatable, CustomStringConvertible {
         self.init(rule: rule, events: events, eventIDs: eventIDs, sentence: .text(message))
     }
 
-    init(rule: ViolationRule, events: [Int64], eventIDs: [String], sentence: ViolationSentence) {
+    init(
+        rule: ViolationRule, events: [Int64], eventIDs: [String], eventCount: Int? = nil,
+        sentence: ViolationSentence
+    ) {
         self.rule = rule
         self.events = events
         self.eventIDs = eventIDs
+        self.eventCount = max(eventCount ?? events.count, events.count)
         self.sentence = sentence
     }
+
+    /// Whether `events` lists only the first of the violation's events (`eventCount` says how many it has).
+    package var isCut: Bool { eventCount > events.count }
 
     package var message: String {
         get { sentence.text(events: events) }
@@ -58,16 +68,21 @@ package struct Violation: Sendable, Equatable, CustomStringConvertible {
 
     /// Equal when they read the same, however their sentences are kept.
     package static func == (lhs: Violation, rhs: Violation) -> Bool {
-        lhs.rule == rhs.rule && lhs.events == rhs.events && lhs.eventIDs == rhs.eventIDs && lhs.message == rhs.message
+        lhs.rule == rhs.rule && lhs.events == rhs.events && lhs.eventIDs == rhs.eventIDs
+            && lhs.eventCount == rhs.eventCount && lhs.message == rhs.message
     }
 
     package var description: String { "\(rule.rawValue) \(events): \(message)" }
 
-    /// As `GET /_mock/events/violations` lists it: `{"rule", "events", "eventIDs", "message"}`.
+    /// As `GET /_mock/events/violations` lists it: `{"rule", "events", "eventIDs", "message"}`, with
+    /// `eventCount` after `eventIDs` when the lists were cut short.
     package var json: JSONValue {
-        .object([
+        var object: JSONObject = [
             "rule": .string(rule.rawValue), "events": .array(events.map { .number(JSONNumber($0)) }),
-            "eventIDs": .array(eventIDs.map { .string($0) }), "message": .string(message),
-        ])
+            "eventIDs": .array(eventIDs.map { .string($0) }),
+        ]
+        if isCut { object.set("eventCount", .number(JSONNumber(Int64(eventCount)))) }
+        object.set("message", .string(message))
+        return .object(object)
     }
 }

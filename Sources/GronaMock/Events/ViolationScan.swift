@@ -1,9 +1,10 @@
 /// The violation rules run over stored events in visit order (`GronaStorage.scanEvents`), one visit at a
-/// time: time linear in the events read, memory one visit's events and violations (plus the page).
+/// time: time linear in the events read, memory bounded by the page and one visit's groups, never by its
+/// events.
 ///
-/// A visit is complete when the scan moves past it, since the order puts its events together whatever
-/// batches, instances or order they arrived in; its violations are then decided, filtered and answered in
-/// the order `ViolationsChecker.finish` gives. An event without a visit is judged alone. A page ends inside
+/// Each event's own violations are answered as soon as it is checked; a visit's `repeated_in_visit` and
+/// `action_without_served` once the scan moves past it, since the order puts its events together whatever
+/// batches, instances or order they arrived in. An event without a visit is judged alone. A page ends inside
 /// a visit when the limit is reached there: the cursor names the visit's first event and how many of its
 /// violations were answered, and the next page checks that visit again and skips them.
 ///
@@ -54,23 +55,22 @@ struct ViolationScan {
         // Rows handed over by the storage, and those counted in the pages already handed to `pageEnded`.
         var rowsHanded = 0
         var rowsOfEarlierPages = 0
+        // What the filters need of the events a violation may still name: the event at hand, and those the
+        // visit's ledger keeps for its end (`ViolationsChecker.add`).
         var facts: [Int64: EventFacts] = [:]
-        // One visit's violations, the array's storage kept from visit to visit.
-        var visitViolations: [Violation] = []
+        // One event's, or one visit's, violations, the array's storage kept from one to the next.
+        var found: [Violation] = []
+        // The violations of the visit at hand that the filters admitted: the cursor's `skip` when a page ends.
+        var admitted = 0
         let needsFacts = query.since != nil || query.until != nil || query.campaignID != nil
         // A cursor is the client's to send back, so its bound is never past the events stored now: a forged
         // one must not widen the scan.
         let through = min(query.cursor?.throughSequence ?? throughSequence, throughSequence)
 
-        /// Decides the visit at hand; false when the page filled up inside it.
-        func closeVisit(_ start: EventScanPosition) -> Bool {
-            var admitted = 0
-            defer {
-                skip = 0
-                facts.removeAll(keepingCapacity: true)
-            }
-            checker.takeViolations(into: &visitViolations)
-            for violation in visitViolations where query.admits(violation, { facts[$0] }) {
+        /// Answers `found`, of the visit that starts at `start`; false when the page filled up (and the scan
+        /// stops there).
+        func answer(_ start: EventScanPosition) -> Bool {
+            for violation in found where query.admits(violation, { facts[$0] }) {
                 defer { admitted += 1 }
                 guard admitted >= skip else { continue }
                 if query.summary {
@@ -97,6 +97,17 @@ struct ViolationScan {
             return true
         }
 
+        /// Decides the visit at hand; false when the page filled up inside it.
+        func closeVisit(_ start: EventScanPosition) -> Bool {
+            defer {
+                skip = 0
+                admitted = 0
+                facts.removeAll(keepingCapacity: true)
+            }
+            checker.takeVisitViolations(into: &found)
+            return answer(start)
+        }
+
         let scan = EventScan(
             workspace: workspace, installID: query.installID, start: query.cursor?.position, throughSequence: through)
         var stopped = false
@@ -117,9 +128,9 @@ struct ViolationScan {
                 groupStart = nil
                 held = 0
             }
-            if groupStart == nil {
-                groupStart = EventScanPosition(installID: installID, visitID: visitID, sequence: row.sequence)
-            }
+            let start =
+                groupStart ?? EventScanPosition(installID: installID, visitID: visitID, sequence: row.sequence)
+            groupStart = start
             held += 1
             outcome.mostEventsHeld = max(outcome.mostEventsHeld, held)
             if needsFacts {
@@ -128,8 +139,14 @@ struct ViolationScan {
                     ?? event.treatments.map(\.campaignID)
                 facts[row.sequence] = EventFacts(timestamp: row.timestamp, campaigns: campaigns)
             }
-            checker.add(event)
+            let kept = checker.add(event)
             outcome.checkedEvents += 1
+            checker.takeEventViolations(into: &found)
+            guard found.isEmpty || answer(start) else {
+                stopped = true
+                return false
+            }
+            if needsFacts && !kept { facts[row.sequence] = nil }
             return true
         }
         if !stopped, let start = groupStart { _ = closeVisit(start) }

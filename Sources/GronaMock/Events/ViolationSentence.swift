@@ -12,9 +12,11 @@ import GronaMockJSON
 enum ViolationSentence: Sendable {
     case text(String)
     /// `4 served events (sequences 1, 2, 3, 4) for campaign "spring" in visit "v-1" (home_top on home, key
-    /// "k"); the SDK logs served at most once per visit.`: the sequences are the violation's events.
+    /// "k"); the SDK logs served at most once per visit.`: the sequences are the violation's events; `count` is
+    /// the group's size, more than those when they were cut short (`… 1000 and 4000 more) for campaign …`).
     case repeatedInVisit(
-        type: EventType, campaignID: String, visitID: String, placement: Placement, screen: String, key: String?)
+        type: EventType, campaignID: String, visitID: String, placement: Placement, screen: String, key: String?,
+        count: Int)
     /// `A served (sequence 7) in the control arm, where nothing is shown.`: the sequence is the violation's
     /// event.
     case shownInArm(type: EventType, arm: Arm)
@@ -35,14 +37,19 @@ enum ViolationSentence: Sendable {
         switch self {
         case .text(let text):
             sink.text(text)
-        case .repeatedInVisit(let type, let campaignID, let visitID, let placement, let screen, let key):
-            sink.number(Int64(events.count))
+        case .repeatedInVisit(let type, let campaignID, let visitID, let placement, let screen, let key, let count):
+            sink.number(Int64(max(count, events.count)))
             sink.literal(" ")
             sink.text(type.rawValue)
             sink.literal(" events (sequences ")
             for (index, sequence) in events.enumerated() {
                 if index > 0 { sink.literal(", ") }
                 sink.number(sequence)
+            }
+            if count > events.count {
+                sink.literal(" and ")
+                sink.number(Int64(count - events.count))
+                sink.literal(" more")
             }
             sink.literal(") for campaign ")
             sink.quoted(campaignID)

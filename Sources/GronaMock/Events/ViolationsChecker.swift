@@ -46,6 +46,10 @@ package struct ViolationsChecker {
     /// Whether violations carry their sentence. A summary only counts them by rule, and in a workspace where
     /// every visit violates, writing the sentences was a fifth of its scan.
     var describes = true
+    /// The events the visit at hand's ledger keeps for its end (`VisitLedger.keptEvents`).
+    var keptEvents: Int { visits.keptEvents }
+    /// The one-event violations found and not yet taken (`takeEventViolations`).
+    var untakenViolations: Int { found.count }
     /// `campaign(_:)`'s last answer.
     private var lastCampaign: (id: String, campaign: Campaign?)?
 
@@ -77,16 +81,24 @@ package struct ViolationsChecker {
         add(CheckedEvent(stored))
     }
 
-    /// Checks one stored event, read already.
-    mutating func add(_ event: CheckedEvent) {
+    /// Checks one stored event, read already. True when the visit's ledger keeps it, to name in a violation
+    /// decided when the visit ends (`takeVisitViolations`); its own violations are found at once.
+    @discardableResult
+    mutating func add(_ event: CheckedEvent) -> Bool {
         checkedEvents += 1
         checkDemo(event)
         if event.isOne(of: .purchase) {
             checkPurchase(event)
-            return
+            return false
         }
-        guard let campaignID = event.campaignID, let variantID = event.variantID else { return }
-        visits.collect(event, campaignID: campaignID)
+        guard let campaignID = event.campaignID, let variantID = event.variantID else { return false }
+        let kept = visits.collect(event, campaignID: campaignID)
+        checkEvent(event, campaignID: campaignID, variantID: variantID)
+        return kept
+    }
+
+    /// The rules of one placement event with a campaign and variant.
+    private mutating func checkEvent(_ event: CheckedEvent, campaignID: String, variantID: String) {
         checkArm(event)
         guard let campaign = campaign(campaignID) else {
             report(
@@ -120,13 +132,21 @@ package struct ViolationsChecker {
         return all
     }
 
-    /// `finish()` into `violations` (its storage reused), and forgets what was found, ready for the next visit:
-    /// a scan in visit order hands the checker one visit at a time, so it never holds more than one. With every
-    /// visit violating, the three arrays a visit's `finish()` made (joined, ledger's, sorted) were an allocation
-    /// for every two violations.
-    mutating func takeViolations(into violations: inout [Violation]) {
+    /// The violations of the events added since the last take, into `violations` (its storage reused), ordered:
+    /// a scan in visit order takes them after every event, so that what it holds never grows with the visit
+    /// (one visit where every event violates was held whole; issue 32). With every visit violating, making a
+    /// new array per event was an allocation for every violation.
+    mutating func takeEventViolations(into violations: inout [Violation]) {
         violations.removeAll(keepingCapacity: true)
         swap(&violations, &found)
+        Self.order(&violations)
+    }
+
+    /// The violations of the visit that ended (`repeated_in_visit`, `action_without_served`) into `violations`
+    /// (its storage reused), ordered, and forgets the visit, ready for the next: a scan in visit order hands the
+    /// checker one visit at a time.
+    mutating func takeVisitViolations(into violations: inout [Violation]) {
+        violations.removeAll(keepingCapacity: true)
         visits.appendViolations(describing: describes, to: &violations)
         Self.order(&violations)
         visits.removeAll()

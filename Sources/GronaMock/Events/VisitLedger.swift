@@ -1,8 +1,17 @@
-/// The per-visit state of the two rules that need the whole stream before they can decide:
+/// The per-visit state of the two rules that need the whole visit before they can decide:
 /// `repeated_in_visit` (once-only events grouped by visit, screen, key and type) and `action_without_served`
 /// (actions and dismissals, and the visits that have a `served`, whatever order the events arrived in).
-/// `collect` takes each event; `appendViolations` decides at the end.
+/// `collect` takes each event; `appendViolations` decides at the visit's end.
+///
+/// What it holds is bounded by the visit's groups, not by its events: a group lists its first `listedEvents`
+/// events and counts the rest, and an action is dropped as soon as its visit has a `served`. One visit where
+/// every event is the same `served` (a broken client with one install and visit id for everything) is one
+/// group of 1,000 events however long it runs; before, it held every event, and its server grew past 150 MB
+/// at 300,000 events (issue 32).
 struct VisitLedger {
+    /// The most events a `repeated_in_visit` violation lists; `Violation.eventCount` says how many it has.
+    static let listedEvents = 1_000
+
     /// Whether the SDK logs events of `type` at most once per visit.
     static func isOnceOnly(_ type: EventType) -> Bool {
         switch type {
@@ -14,27 +23,39 @@ struct VisitLedger {
     /// `repeated_in_visit`: each visit's once-only events, by what makes them the same, in first-seen order
     /// (`groups`), found by their key (`onceOnly`, the group's position, once there are many; `position(of:)`).
     private var onceOnly: [VisitEventKey: Int] = [:]
-    private var groups: [(key: VisitEventKey, refs: [EventRef])] = []
-    /// `action_without_served`: the actions and dismissals, looked up at the end among the visits of the
-    /// `served` groups (collected then, not per event: with every event a `served`, inserting each into a set
-    /// hashed every one of them a second time).
+    private var groups: [Group] = []
+    /// `action_without_served`: the visits with a `served` (added when a `served` group is made: once per
+    /// group, not per event), and the actions and dismissals whose visit had none when they came, decided at
+    /// the end (a `served` may come after them).
+    private var servedVisits: Set<VisitKey> = []
     private var actions: [(VisitKey, EventRef, EventType)] = []
+    /// The events kept to name at the visit's end: what the ledger holds grows with this, and the tests bound it.
+    private(set) var keptEvents = 0
 
-    mutating func collect(_ event: CheckedEvent, campaignID: String) {
-        guard let visitID = event.visitID, let placement = event.placement else { return }
+    /// Takes one event; true when the ledger keeps it to name in a violation decided at the visit's end (its
+    /// caller keeps what its filters need to know of it until then), false when it never will.
+    mutating func collect(_ event: CheckedEvent, campaignID: String) -> Bool {
+        guard let visitID = event.visitID, let placement = event.placement else { return false }
         let visit = VisitKey(installID: event.installID, visitID: visitID, placement: placement, campaignID: campaignID)
-        let ref = EventRef(sequence: event.sequence, eventID: event.eventID)
         if Self.isOnceOnly(event.type) {
             let key = VisitEventKey(visit: visit, screen: event.screen, key: event.key, type: event.type)
             if let position = position(of: key) {
-                groups[position].refs.append(ref)
-            } else {
-                if !onceOnly.isEmpty { onceOnly[key] = groups.count }
-                groups.append((key, [ref]))
+                groups[position].count += 1
+                guard groups[position].refs.count < Self.listedEvents else { return false }
+                groups[position].refs.append(EventRef(sequence: event.sequence, eventID: event.eventID))
+                keptEvents += 1
+                return true
             }
-        } else if event.isOne(of: .action, .dismiss) {
-            actions.append((visit, ref, event.type))
+            if event.type == .served { servedVisits.insert(visit) }
+            if !onceOnly.isEmpty { onceOnly[key] = groups.count }
+            groups.append(Group(key: key, refs: [EventRef(sequence: event.sequence, eventID: event.eventID)]))
+            keptEvents += 1
+            return true
         }
+        guard event.isOne(of: .action, .dismiss), !servedVisits.contains(visit) else { return false }
+        actions.append((visit, EventRef(sequence: event.sequence, eventID: event.eventID), event.type))
+        keptEvents += 1
+        return true
     }
 
     /// The group of `key`, if it has one. A visit has a few groups (one per campaign and screen it showed), and
@@ -55,26 +76,29 @@ struct VisitLedger {
     mutating func removeAll() {
         onceOnly.removeAll(keepingCapacity: true)
         groups.removeAll(keepingCapacity: true)
+        servedVisits.removeAll(keepingCapacity: true)
         actions.removeAll(keepingCapacity: true)
+        keptEvents = 0
     }
 
     /// Appends to `found` the groups of repeated once-only events, then the actions and dismissals without a
     /// `served`; with an empty message unless `describing` (a summary counts them only).
     func appendViolations(describing: Bool, to found: inout [Violation]) {
-        for (key, refs) in groups where refs.count > 1 {
+        for group in groups where group.count > 1 {
+            let key = group.key
             // Kept as its parts, written straight into the page (`ViolationSentence`): in a workspace where every
             // visit repeats, making this sentence a `String` was a tenth of the checker's work.
             let sentence =
                 describing
                 ? ViolationSentence.repeatedInVisit(
                     type: key.type, campaignID: key.visit.campaignID, visitID: key.visit.visitID,
-                    placement: key.visit.placement, screen: key.screen, key: key.key) : .text("")
+                    placement: key.visit.placement, screen: key.screen, key: key.key, count: group.count)
+                : .text("")
             found.append(
                 Violation(
-                    rule: .repeatedInVisit, events: refs.map(\.sequence), eventIDs: refs.map(\.eventID),
-                    sentence: sentence))
+                    rule: .repeatedInVisit, events: group.refs.map(\.sequence), eventIDs: group.refs.map(\.eventID),
+                    eventCount: group.count, sentence: sentence))
         }
-        let servedVisits = actions.isEmpty ? [] : Set(groups.lazy.filter { $0.key.type == .served }.map(\.key.visit))
         for (visit, ref, type) in actions where !servedVisits.contains(visit) {
             var message: String {
                 "\(CheckedEvent.article(type.rawValue)) \(type) (sequence \(ref.sequence)) for campaign "
@@ -87,6 +111,14 @@ struct VisitLedger {
                     message: describing ? message : ""))
         }
     }
+}
+
+/// Once-only events that are the same (`VisitEventKey`): the first `VisitLedger.listedEvents` of them, and how
+/// many there are.
+private struct Group {
+    var key: VisitEventKey
+    var refs: [EventRef]
+    var count = 1
 }
 
 /// One event, as a violation names it.

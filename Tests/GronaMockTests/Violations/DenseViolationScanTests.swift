@@ -196,13 +196,15 @@ struct DenseViolationScanTests {
         var violations: [Violation] = []
         for (index, text) in awkward.enumerated() {
             let events = Array(Int64(index + 1)...Int64(index + 3))
+            // The last group lists only some of its events (`VisitLedger.listedEvents`).
+            let count = index == awkward.count - 1 ? 2_000 : events.count
             violations.append(
                 Violation(
-                    rule: .repeatedInVisit, events: events, eventIDs: events.map { "e\($0)" },
+                    rule: .repeatedInVisit, events: events, eventIDs: events.map { "e\($0)" }, eventCount: count,
                     sentence: .repeatedInVisit(
                         type: index == 2 ? .unknown(text) : .served, campaignID: text, visitID: "v-\(text)",
                         placement: index == 3 ? Placement(rawValue: text) : .homeTop, screen: text,
-                        key: index % 2 == 0 ? nil : text)))
+                        key: index % 2 == 0 ? nil : text, count: count)))
             violations.append(
                 Violation(
                     rule: .shownInControlOrHoldout, events: [Int64(index + 1)], eventIDs: ["e"],
@@ -220,10 +222,15 @@ struct DenseViolationScanTests {
                 workspaceKey: "shop", violations: [violation], counts: [:], checkedEvents: 1, next: nil, rowsRead: 1)
             #expect(report.encoded(ViolationQuery()) == report.json(ViolationQuery()).serialized())
             let copy = Violation(
-                rule: violation.rule, events: violation.events, eventIDs: violation.eventIDs, message: violation.message
-            )
+                rule: violation.rule, events: violation.events, eventIDs: violation.eventIDs,
+                eventCount: violation.eventCount, sentence: .text(violation.message))
             #expect(copy == violation)
         }
+        // A group listed in part says how many events it has, in its JSON and its sentence.
+        let cut = violations[15]
+        #expect(cut.isCut && !violations[0].isCut)
+        #expect(cut.json["eventCount"] == .number(2_000) && violations[0].json["eventCount"] == nil)
+        #expect(cut.message.hasPrefix("2000 served events (sequences 6, 7, 8 and 1997 more) for campaign "))
         // The wording, as the rules wrote it before it was kept in parts.
         #expect(
             violations[0].message
