@@ -92,13 +92,31 @@ extension GronaMockClient {
         /// The rule's wire name, such as `wrong_assignment` or `offer_without_grant`.
         public let rule: String
         public let eventIDs: [String]
+        /// How many events the violation involves: `eventIDs.count`, unless a `repeated_in_visit` group was too
+        /// long to list whole and `eventIDs` holds its first 1,000.
+        public let eventCount: Int
         /// A sentence saying what was wrong.
         public let message: String
 
-        package init(rule: String, eventIDs: [String], message: String) {
+        package init(rule: String, eventIDs: [String], eventCount: Int? = nil, message: String) {
             self.rule = rule
             self.eventIDs = eventIDs
+            self.eventCount = max(eventCount ?? eventIDs.count, eventIDs.count)
             self.message = message
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case rule, eventIDs, eventCount, message
+        }
+
+        /// `eventCount` is in the answer only when the list was cut short.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                rule: try container.decode(String.self, forKey: .rule),
+                eventIDs: try container.decode([String].self, forKey: .eventIDs),
+                eventCount: try container.decodeIfPresent(Int.self, forKey: .eventCount),
+                message: try container.decode(String.self, forKey: .message))
         }
 
         public var description: String { "\(rule): \(message)" }

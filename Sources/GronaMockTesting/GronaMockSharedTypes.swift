@@ -73,6 +73,7 @@ extension GronaMockClient.Violation {
         self.init(
             rule: value["rule"]?.stringValue ?? "",
             eventIDs: (value["eventIDs"]?.arrayValue ?? []).compactMap(\.stringValue),
+            eventCount: value["eventCount"]?.int64Value.map { Int(clamping: $0) },
             message: value["message"]?.stringValue ?? "")
     }
 }
