@@ -24,10 +24,12 @@ struct VisitLedger {
     /// (`groups`), found by their key (`onceOnly`, the group's position, once there are many; `position(of:)`).
     private var onceOnly: [VisitEventKey: Int] = [:]
     private var groups: [Group] = []
-    /// `action_without_served`: the visits with a `served` (added when a `served` group is made: once per
-    /// group, not per event), and the actions and dismissals whose visit had none when they came, decided at
-    /// the end (a `served` may come after them).
+    /// `action_without_served`: the visits with a `served`, made from the groups when the visit's first action
+    /// comes and kept up as `served` groups are made (once per group, not per event; a visit without actions,
+    /// the most common by far, never hashes one), and the actions and dismissals whose visit had none when they
+    /// came, decided at the end (a `served` may come after them).
     private var servedVisits: Set<VisitKey> = []
+    private var hasActions = false
     private var actions: [(VisitKey, EventRef, EventType)] = []
     /// The events kept to name at the visit's end: what the ledger holds grows with this, and the tests bound it.
     private(set) var keptEvents = 0
@@ -46,13 +48,18 @@ struct VisitLedger {
                 keptEvents += 1
                 return true
             }
-            if event.type == .served { servedVisits.insert(visit) }
+            if hasActions && event.type == .served { servedVisits.insert(visit) }
             if !onceOnly.isEmpty { onceOnly[key] = groups.count }
             groups.append(Group(key: key, refs: [EventRef(sequence: event.sequence, eventID: event.eventID)]))
             keptEvents += 1
             return true
         }
-        guard event.isOne(of: .action, .dismiss), !servedVisits.contains(visit) else { return false }
+        guard event.isOne(of: .action, .dismiss) else { return false }
+        if !hasActions {
+            hasActions = true
+            for group in groups where group.key.type == .served { servedVisits.insert(group.key.visit) }
+        }
+        guard !servedVisits.contains(visit) else { return false }
         actions.append((visit, EventRef(sequence: event.sequence, eventID: event.eventID), event.type))
         keptEvents += 1
         return true
@@ -76,7 +83,8 @@ struct VisitLedger {
     mutating func removeAll() {
         onceOnly.removeAll(keepingCapacity: true)
         groups.removeAll(keepingCapacity: true)
-        servedVisits.removeAll(keepingCapacity: true)
+        if hasActions { servedVisits.removeAll(keepingCapacity: true) }
+        hasActions = false
         actions.removeAll(keepingCapacity: true)
         keptEvents = 0
     }
