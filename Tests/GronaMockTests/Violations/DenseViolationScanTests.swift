@@ -69,6 +69,43 @@ struct DenseViolationScanTests {
         return pages
     }
 
+    /// Every page of one run (one scan that hands each page over and goes on), the last included.
+    static func runOfPages(
+        _ storage: SQLiteStorage, query: ViolationQuery, last: Int64
+    ) throws -> [ViolationScan.Outcome] {
+        var pages: [ViolationScan.Outcome] = []
+        let end = try ViolationScan(storage: storage, workspace: "shop", query: query).run(
+            try ViolationScanTests.checker(), throughSequence: last
+        ) { page in
+            pages.append(page)
+            return true
+        }
+        #expect(end.next == nil)
+        pages.append(end)
+        return pages
+    }
+
+    /// Asks each page of a run again, alone, from the cursor the page before it gave, and expects the same
+    /// violations, `next` and checked events; `asking` picks the pages asked again (all by default).
+    static func expectPagesAnsweredAlone(
+        _ pages: [ViolationScan.Outcome], storage: SQLiteStorage, query: ViolationQuery, last: Int64,
+        asking: (Int) -> Bool = { _ in true }, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        var cursor: ViolationCursor?
+        for (index, page) in pages.enumerated() {
+            defer { cursor = page.next }
+            guard asking(index) else { continue }
+            var alone = query
+            alone.cursor = cursor.flatMap { ViolationCursor(text: $0.text) }
+            let expected = try ViolationScan(storage: storage, workspace: "shop", query: alone).run(
+                try ViolationScanTests.checker(), throughSequence: last)
+            let label: Comment = "limit \(query.limit), page \(index)"
+            #expect(page.violations == expected.violations, label, sourceLocation: sourceLocation)
+            #expect(page.next == expected.next, label, sourceLocation: sourceLocation)
+            #expect(page.checkedEvents == expected.checkedEvents, label, sourceLocation: sourceLocation)
+        }
+    }
+
     @Test("every page followed: the checker's violations, in linear work and one visit held", arguments: shapes)
     func linear(_ shape: Shape) throws {
         let stream = Self.stream(shape)
@@ -98,28 +135,9 @@ struct DenseViolationScanTests {
         for limit in [1, 7, 1_000] {
             var query = ViolationQuery()
             query.limit = limit
-            var pages: [ViolationScan.Outcome] = []
-            let end = try ViolationScan(storage: storage, workspace: "shop", query: query).run(
-                try ViolationScanTests.checker(), throughSequence: last
-            ) { page in
-                pages.append(page)
-                return true
-            }
-            #expect(end.next == nil)
-            pages.append(end)
+            let pages = try Self.runOfPages(storage, query: query, last: last)
             #expect(pages.map(\.rowsRead).reduce(0, +) <= stream.sent.count + PrefetchingScan.maxReadAhead)
-            // Each page again, alone, from the cursor the page before it gave.
-            var cursor: ViolationCursor?
-            for (index, page) in pages.enumerated() {
-                var alone = query
-                alone.cursor = cursor.flatMap { ViolationCursor(text: $0.text) }
-                let expected = try ViolationScan(storage: storage, workspace: "shop", query: alone).run(
-                    try ViolationScanTests.checker(), throughSequence: last)
-                #expect(page.violations == expected.violations, "limit \(limit), page \(index)")
-                #expect(page.next == expected.next, "limit \(limit), page \(index)")
-                #expect(page.checkedEvents == expected.checkedEvents, "limit \(limit), page \(index)")
-                cursor = page.next
-            }
+            try Self.expectPagesAnsweredAlone(pages, storage: storage, query: query, last: last)
         }
     }
 

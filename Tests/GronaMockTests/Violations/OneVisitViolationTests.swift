@@ -110,27 +110,11 @@ struct OneVisitViolationTests {
         let last = try storage.lastSequence()
         var query = ViolationQuery()
         query.limit = limit
-        var pages: [ViolationScan.Outcome] = []
-        let end = try ViolationScan(storage: storage, workspace: "shop", query: query).run(
-            try ViolationScanTests.checker(), throughSequence: last
-        ) { page in
-            pages.append(page)
-            return true
-        }
-        pages.append(end)
+        let pages = try DenseViolationScanTests.runOfPages(storage, query: query, last: last)
         // Each page again, alone, from the cursor before it; pages at the start and the end are enough to
         // see both kinds of resumption (inside the visit's events, inside its own violations).
-        var cursor: ViolationCursor?
-        for (index, page) in pages.enumerated() {
-            defer { cursor = page.next }
-            guard index < 30 || index >= pages.count - 3 else { continue }
-            var alone = query
-            alone.cursor = cursor.flatMap { ViolationCursor(text: $0.text) }
-            let expected = try ViolationScan(storage: storage, workspace: "shop", query: alone).run(
-                try ViolationScanTests.checker(), throughSequence: last)
-            #expect(page.violations == expected.violations, "page \(index)")
-            #expect(page.next == expected.next, "page \(index)")
-            #expect(page.checkedEvents == expected.checkedEvents, "page \(index)")
+        try DenseViolationScanTests.expectPagesAnsweredAlone(pages, storage: storage, query: query, last: last) {
+            $0 < 30 || $0 >= pages.count - 3
         }
         let whole = try ViolationScanTests.reference(storage, try ViolationScanTests.checker())
         #expect(pages.flatMap(\.violations).map(\.description).sorted() == whole.map(\.description).sorted())
