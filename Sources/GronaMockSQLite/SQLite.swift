@@ -308,14 +308,19 @@ final class SQLiteStatement {
     }
 
     /// The column's bytes (text or blob), valid only inside `body`; nil for NULL.
+    ///
+    /// Read through the column's value: one `sqlite3_column_*` call, each of which checks the statement and its
+    /// connection's error state, and then the value's own accessors, which only read it. A scan in visit order
+    /// reads ten such columns a row (issue 32).
     func withBytes<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer?) -> T) -> T {
+        guard let value = sqlite3_column_value(statement, column) else { return body(nil) }
         // The pointer first, then the count: SQLite's documented order (no conversion in between). A null
-        // pointer is NULL or an empty value; only then is the type asked, a call saved on every other column.
-        guard let pointer = sqlite3_column_blob(statement, column) else {
-            let isNull = sqlite3_column_type(statement, column) == SQLITE_NULL
+        // pointer is NULL or an empty value; only then is the type asked.
+        guard let pointer = sqlite3_value_blob(value) else {
+            let isNull = sqlite3_value_type(value) == SQLITE_NULL
             return body(isNull ? nil : UnsafeRawBufferPointer(start: nil, count: 0))
         }
-        return body(UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(statement, column))))
+        return body(UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_value_bytes(value))))
     }
 
     func blob(_ column: Int32) -> [UInt8] {

@@ -15,9 +15,10 @@ extension ViolationReport {
         output.append(contentsOf: #"{"workspaceKey":"#.utf8)
         JSONWriter.writeString(workspaceKey, to: &output)
         output.append(contentsOf: #","violations":["#.utf8)
-        for (position, violation) in violations.enumerated() {
+        // By index: each violation written where it lies, not copied out (and its arrays retained) first.
+        for position in violations.indices {
             if position > 0 { output.append(UInt8(ascii: ",")) }
-            violation.write(to: &output)
+            violations[position].write(to: &output)
         }
         output.append(contentsOf: #"],"checkedEvents":"#.utf8)
         JSONWriter.writeNumber(JSONNumber(checkedEvents), to: &output)
@@ -46,9 +47,9 @@ extension Violation {
             JSONWriter.writeNumber(JSONNumber(sequence), to: &output)
         }
         output.append(contentsOf: #"],"eventIDs":["#.utf8)
-        for (position, eventID) in eventIDs.enumerated() {
+        for position in eventIDs.indices {
             if position > 0 { output.append(UInt8(ascii: ",")) }
-            JSONWriter.writeString(eventID, to: &output)
+            JSONWriter.writeString(eventIDs[position], to: &output)
         }
         output.append(UInt8(ascii: "]"))
         if isCut {

@@ -6,6 +6,8 @@ struct AssignmentMemo {
     private var heldOut: Bool?
     /// Per campaign id: the id of the variant assigned, nil when the weights do not reach the bucket.
     private var variants: [String: String?] = [:]
+    /// `variants`' last answer.
+    private var lastVariant: (campaignID: String, variantID: String?)?
 
     /// `Assignment.isHeldOut`, remembered for the unit.
     mutating func isHeldOut(_ unit: String, by holdout: Holdout?) -> Bool {
@@ -20,12 +22,16 @@ struct AssignmentMemo {
     mutating func variant(of campaign: Campaign, for unit: String) -> Variant? {
         switchTo(unit)
         let id: String?
-        if let known = variants[campaign.id] {
+        // A visit's events mostly name the campaign the one before named: compared, not hashed.
+        if let last = lastVariant, last.campaignID == campaign.id {
+            id = last.variantID
+        } else if let known = variants[campaign.id] {
             id = known
         } else {
             id = Assignment.variant(of: campaign, for: unit)?.id
             variants[campaign.id] = id
         }
+        lastVariant = (campaign.id, id)
         return id.flatMap { id in campaign.variants.first { $0.id == id } }
     }
 
@@ -34,5 +40,6 @@ struct AssignmentMemo {
         self.unit = unit
         heldOut = nil
         variants.removeAll(keepingCapacity: true)
+        lastVariant = nil
     }
 }

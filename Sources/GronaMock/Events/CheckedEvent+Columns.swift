@@ -70,22 +70,15 @@ extension CheckedEvent {
                         receivedAt: row.receivedAt, correctedTimestamp: row.correctedTimestamp, json: Array(json))))
             return
         }
-        self.init(
-            sequence: row.sequence, eventID: batch.string(row.eventID),
-            type: columns.type.value(batch, row.type, EventType.init(rawValue:)) ?? .unknown(""),
-            installID: columns.installID.value(batch, row.installID) ?? "",
-            customerID: columns.customerID.value(batch, row.customerID), correctedTimestamp: row.correctedTimestamp,
-            configRevision: row.configRevision,
-            placement: columns.placement.value(batch, row.placement, Placement.init),
-            visitID: columns.visitID.value(batch, row.visitID),
-            campaignID: columns.campaignID.value(batch, row.campaignID),
-            variantID: columns.variantID.value(batch, row.variantID), arm: columns.arm.value(batch, row.arm, Arm.init))
-        key = JSONMembers.string(json, skim.key)
+        // The members from the JSON first, then one initialisation: assigning them after it copied the event
+        // (retaining every string it holds), once per event read.
+        var demo: Bool?
         if let range = skim.demo {
             demo =
                 json[range.lowerBound] == UInt8(ascii: "t")
                 ? true : json[range.lowerBound] == UInt8(ascii: "f") ? false : nil
         }
+        var screen = ""
         if let range = skim.screen {
             let screenJSON = json[range]
             // Most screens have a type alone: no array and no join for them.
@@ -97,6 +90,7 @@ extension CheckedEvent {
                 }.joined(separator: " ")
             }
         }
+        var preview: Preview?
         if let range = skim.preview {
             switch json[range.lowerBound] {
             case UInt8(ascii: "\""):
@@ -105,8 +99,17 @@ extension CheckedEvent {
             default: break
             }
         }
-        if skim.treatments != nil {
-            treatments = Self.claims(JSONMembers.value(json, skim.treatments))
-        }
+        self.init(
+            sequence: row.sequence, eventID: batch.string(row.eventID),
+            type: columns.type.value(batch, row.type, EventType.init(rawValue:)) ?? .unknown(""),
+            installID: columns.installID.value(batch, row.installID) ?? "",
+            customerID: columns.customerID.value(batch, row.customerID), correctedTimestamp: row.correctedTimestamp,
+            configRevision: row.configRevision,
+            placement: columns.placement.value(batch, row.placement, Placement.init),
+            visitID: columns.visitID.value(batch, row.visitID),
+            campaignID: columns.campaignID.value(batch, row.campaignID),
+            variantID: columns.variantID.value(batch, row.variantID), arm: columns.arm.value(batch, row.arm, Arm.init),
+            demo: demo, screen: screen, key: JSONMembers.string(json, skim.key), preview: preview,
+            treatments: skim.treatments == nil ? [] : Self.claims(JSONMembers.value(json, skim.treatments)))
     }
 }

@@ -62,11 +62,12 @@ struct CheckedEvent {
         treatments = Self.claims(value["treatments"])
     }
 
-    /// The fields that have a column; the others start empty.
+    /// The fields that have a column, and those read from the JSON (empty unless given).
     init(
         sequence: Int64, eventID: String, type: EventType, installID: String, customerID: String?,
         correctedTimestamp: Int64?, configRevision: Int64?, placement: Placement?, visitID: String?,
-        campaignID: String?, variantID: String?, arm: Arm?
+        campaignID: String?, variantID: String?, arm: Arm?, demo: Bool? = nil, screen: String = "", key: String? = nil,
+        preview: Preview? = nil, treatments: [Claim] = []
     ) {
         self.sequence = sequence
         self.eventID = eventID
@@ -80,8 +81,11 @@ struct CheckedEvent {
         self.campaignID = campaignID
         self.variantID = variantID
         self.arm = arm
-        screen = ""
-        treatments = []
+        self.demo = demo
+        self.screen = screen
+        self.key = key
+        self.preview = preview
+        self.treatments = treatments
     }
 
     /// A purchase's claimed treatments, from its `treatments` array.

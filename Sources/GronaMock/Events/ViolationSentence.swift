@@ -147,12 +147,17 @@ struct JSONSentence: SentenceSink {
     }
 
     mutating func quoted(_ text: String) {
-        guard Quote.isPlain(text) else { return self.text(Quote.text(text)) }
-        // Plain: printable ASCII with no quote or backslash, so nothing inside needs escaping.
-        output.append(contentsOf: #"\""#.utf8)
         var text = text
-        text.withUTF8 { output.append(contentsOf: $0) }
-        output.append(contentsOf: #"\""#.utf8)
+        let plain = text.withUTF8 { utf8 in
+            // Plain (`Quote.isPlain`): printable ASCII with no quote or backslash, so nothing inside needs
+            // escaping, and it is copied as it is, in the same pass over its bytes.
+            guard utf8.count <= Quote.longestPlain, utf8.allSatisfy(Quote.isPlain) else { return false }
+            output.append(contentsOf: #"\""#.utf8)
+            output.append(contentsOf: utf8)
+            output.append(contentsOf: #"\""#.utf8)
+            return true
+        }
+        if !plain { self.text(Quote.text(text)) }
     }
 
     mutating func number(_ number: Int64) {

@@ -203,6 +203,14 @@ enum Quote {
     /// Most ids are short printable ASCII, which JSON quotes as they are: a violation's message quotes two or
     /// three, and a dense workspace has hundreds of thousands of violations (issue 32).
     static func isPlain(_ text: String) -> Bool {
-        text.utf8.count <= 80 && text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }
+        text.utf8.count <= longestPlain && text.utf8.allSatisfy(isPlain)
+    }
+
+    /// The longest text quoted as it is; a longer one is cut short.
+    static let longestPlain = 80
+
+    /// Whether `byte` is printable ASCII other than a quote or backslash.
+    static func isPlain(_ byte: UInt8) -> Bool {
+        byte >= 0x20 && byte < 0x7F && byte != 0x22 && byte != 0x5C
     }
 }
