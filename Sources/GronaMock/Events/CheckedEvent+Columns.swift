@@ -37,9 +37,10 @@ extension CheckedEvent {
         }
     }
 
-    /// Skims every row of `batch` into its `skims`, on a scan's reading thread (`PrefetchingScan`'s `prepare`).
-    /// With every visit violating, the checker is the slower of the scan's two threads and the reader waits for
-    /// it: the skim, a tenth of the checker's work, is done there instead (issue 32).
+    /// Skims every row of `batch` into its `skims`, on a scan's reading thread (`PrefetchingScan`'s `prepare`),
+    /// for the chunks it hands over while the checker has work waiting: the skim is a tenth of the checker's
+    /// work, done by whichever of the two threads is the less busy (issue 32). A chunk not skimmed there is
+    /// skimmed row by row as it is checked.
     @Sendable static func skim(_ batch: inout StoredEventBatch) {
         var members: [Range<Int>?] = []
         var screenMembers: [Range<Int>?] = []

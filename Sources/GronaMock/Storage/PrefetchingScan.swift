@@ -33,8 +33,10 @@ enum PrefetchingScan {
 
     /// Hands `body` the rows of `scan` (each as its chunk and its index there) until it answers false; returns
     /// how many rows the storage read, those read ahead and never handed over included (the work done, which
-    /// tests bound). `prepare` is run on each chunk on the reading thread, before it is handed over: work taken
-    /// off the caller's thread (not run when the scan has no thread of its own).
+    /// tests bound). `prepare` is run on the reading thread on a chunk about to be handed over while the caller
+    /// has another one waiting: work taken off the caller's thread when it is the slower, so `body` must accept
+    /// chunks prepared or not (not run when the scan has no thread of its own). The rest of the last chunk is
+    /// always prepared: the reader has nothing else to do.
     @discardableResult
     static func run(
         _ storage: any GronaStorage, _ scan: EventScan,
@@ -53,7 +55,11 @@ enum PrefetchingScan {
                     read += 1
                     guard batch.count == size || batch.bytes.count >= maxChunkBytes else { return true }
                     var full = batch
-                    prepare?(&full)
+                    // Prepared here only while a chunk waits for the caller: the caller is then the slower of
+                    // the two threads. When it waits for rows instead, the reader is, and the caller does the
+                    // work itself (issue 32: with every visit violating, skimming on the reader always made it
+                    // the slower; never, the caller).
+                    if channel.queued >= 1 { prepare?(&full) }
                     size = min(size * 2, chunkSize)
                     // The next chunk's buffers sized from this one's, never past the byte cut (a huge row from a
                     // database another program wrote must not multiply into the reservation).
@@ -140,6 +146,9 @@ private final class ScanChannel: Sendable {
             return sent
         }
     }
+
+    /// How many messages wait for the caller.
+    var queued: Int { state.withLock { $0.queue.count } }
 
     /// The next message, waiting for one.
     func receive() -> Message {
