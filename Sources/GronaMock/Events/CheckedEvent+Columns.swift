@@ -86,9 +86,17 @@ extension CheckedEvent {
             if skim.screenID == nil && skim.screenName == nil {
                 screen = JSONMembers.string(screenJSON, skim.screenType) ?? ""
             } else {
-                screen = [skim.screenType, skim.screenID, skim.screenName].compactMap {
-                    JSONMembers.string(screenJSON, $0)
-                }.joined(separator: " ")
+                // The parts present, joined by spaces as they are read: no arrays of them.
+                var parts = 0
+                func add(_ range: Range<Int>?) {
+                    guard let text = JSONMembers.string(screenJSON, range) else { return }
+                    if parts > 0 { screen += " " }
+                    screen += text
+                    parts += 1
+                }
+                add(skim.screenType)
+                add(skim.screenID)
+                add(skim.screenName)
             }
         }
         var preview: Preview?

@@ -50,7 +50,12 @@ struct VisitLedger {
             }
             if hasActions && event.type == .served { servedVisits.insert(visit) }
             if !onceOnly.isEmpty { onceOnly[key] = groups.count }
-            groups.append(Group(key: key, refs: [EventRef(sequence: event.sequence, eventID: event.eventID)]))
+            var refs: [EventRef] = []
+            // Room for a few repeats at once: a broken SDK repeats its once-only events some five times a visit,
+            // and growing the list from one event was three more allocations a visit.
+            refs.reserveCapacity(Self.firstRefs)
+            refs.append(EventRef(sequence: event.sequence, eventID: event.eventID))
+            groups.append(Group(key: key, refs: refs))
             keptEvents += 1
             return true
         }
@@ -78,6 +83,9 @@ struct VisitLedger {
     }
 
     static let groupsSearchedInOrder = 8
+
+    /// The events a group has room for when it is made.
+    static let firstRefs = 8
 
     /// Forgets every event, keeping the tables' capacity: the scan in visit order reuses one ledger per visit.
     mutating func removeAll() {

@@ -1,3 +1,4 @@
+import GronaMockJSON
 import Testing
 
 @testable import GronaMock
@@ -105,5 +106,25 @@ struct StoredEventBatchTests {
         // Rows appended after the skim are not skimmed: the checker skims the whole batch itself then.
         skimmed.append(Self.row(9, json: jsons[1]))
         #expect(read(skimmed).last?.split(separator: "|").dropLast() == read(batch)[1].split(separator: "|").dropLast())
+    }
+
+    @Test("a screen's parts are joined as the event's JSON reads them: present ones, empty or not, in order")
+    func screenParts() throws {
+        let screens = [
+            #"{"type":"home"}"#, #"{"type":"product","id":"sku-1"}"#, #"{"id":"sku-1","name":"Shoe"}"#,
+            #"{"type":"","id":"x"}"#, #"{"name":"Only"}"#, #"{"type":"plp","id":7,"name":"Milk"}"#, "{}",
+            #"{"type":"search","id":"","name":""}"#,
+        ]
+        var batch = StoredEventBatch()
+        for (number, screen) in screens.enumerated() {
+            batch.append(Self.row(Int64(number + 1), json: #"{"screen":"# + screen + "}"))
+        }
+        var columns = RowMemo()
+        for (index, screen) in screens.enumerated() {
+            let parsed = try JSONParser().parse(Array((#"{"screen":"# + screen + "}").utf8))
+            let expected = CheckedEvent(parsed).screen
+            #expect(CheckedEvent(batch, row: index, columns: &columns).screen == expected, "\(screen)")
+        }
+        #expect(CheckedEvent(batch, row: 7, columns: &columns).screen == "search  ")
     }
 }
