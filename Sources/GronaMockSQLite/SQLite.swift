@@ -309,9 +309,12 @@ final class SQLiteStatement {
 
     /// The column's bytes (text or blob), valid only inside `body`; nil for NULL.
     ///
-    /// Read through the column's value: one `sqlite3_column_*` call, each of which checks the statement and its
-    /// connection's error state, and then the value's own accessors, which only read it. A scan in visit order
-    /// reads ten such columns a row (issue 32).
+    /// Read through the column's value: one `sqlite3_column_*` call (each checks the statement and its
+    /// connection's error state) instead of two, then the value's own accessors. A scan in visit order reads ten
+    /// such columns a row (issue 32). The value is *unprotected* (SQLite's word): safe because a connection is
+    /// used by one thread at a time (opened with SQLITE_OPEN_NOMUTEX, `init`). The accessors could convert a
+    /// number to text, and an allocation failure there would read as NULL rather than fail the step; the columns
+    /// read this way are TEXT or BLOB in a STRICT table, so nothing is converted.
     func withBytes<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer?) -> T) -> T {
         guard let value = sqlite3_column_value(statement, column) else { return body(nil) }
         // The pointer first, then the count: SQLite's documented order (no conversion in between). A null

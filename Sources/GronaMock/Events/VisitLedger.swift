@@ -44,18 +44,17 @@ struct VisitLedger {
             if let position = position(of: key) {
                 groups[position].count += 1
                 guard groups[position].refs.count < Self.listedEvents else { return false }
+                // Room for a few more at the first repeat: a broken SDK repeats its once-only events some five
+                // times a visit, and growing the list one event at a time was three more allocations a visit. A
+                // group that never repeats (a healthy SDK's) keeps its list of one.
+                if groups[position].refs.count == 1 { groups[position].refs.reserveCapacity(Self.firstRefs) }
                 groups[position].refs.append(EventRef(sequence: event.sequence, eventID: event.eventID))
                 keptEvents += 1
                 return true
             }
             if hasActions && event.type == .served { servedVisits.insert(visit) }
             if !onceOnly.isEmpty { onceOnly[key] = groups.count }
-            var refs: [EventRef] = []
-            // Room for a few repeats at once: a broken SDK repeats its once-only events some five times a visit,
-            // and growing the list from one event was three more allocations a visit.
-            refs.reserveCapacity(Self.firstRefs)
-            refs.append(EventRef(sequence: event.sequence, eventID: event.eventID))
-            groups.append(Group(key: key, refs: refs))
+            groups.append(Group(key: key, refs: [EventRef(sequence: event.sequence, eventID: event.eventID)]))
             keptEvents += 1
             return true
         }
@@ -84,7 +83,7 @@ struct VisitLedger {
 
     static let groupsSearchedInOrder = 8
 
-    /// The events a group has room for when it is made.
+    /// The events a group has room for at its first repeat.
     static let firstRefs = 8
 
     /// Forgets every event, keeping the tables' capacity: the scan in visit order reuses one ledger per visit.

@@ -71,7 +71,8 @@ struct DenseViolationScanTests {
 
     /// Every page of one run (one scan that hands each page over and goes on), the last included.
     static func runOfPages(
-        _ storage: SQLiteStorage, query: ViolationQuery, last: Int64
+        _ storage: SQLiteStorage, query: ViolationQuery, last: Int64,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> [ViolationScan.Outcome] {
         var pages: [ViolationScan.Outcome] = []
         let end = try ViolationScan(storage: storage, workspace: "shop", query: query).run(
@@ -80,7 +81,7 @@ struct DenseViolationScanTests {
             pages.append(page)
             return true
         }
-        #expect(end.next == nil)
+        #expect(end.next == nil, sourceLocation: sourceLocation)
         pages.append(end)
         return pages
     }
