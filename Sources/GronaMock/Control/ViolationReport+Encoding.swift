@@ -61,7 +61,7 @@ extension Violation {
         // swapped in and out, never shared, so no append copies the page.
         var sentence = JSONSentence(output: [])
         swap(&sentence.output, &output)
-        self.sentence.write(events: events, to: &sentence)
+        self.sentence.write(events: events, eventCount: eventCount, to: &sentence)
         swap(&sentence.output, &output)
         output.append(contentsOf: #""}"#.utf8)
     }

@@ -62,7 +62,7 @@ package struct Violation: Sendable, Equatable, CustomStringConvertible {
     package var isCut: Bool { eventCount > events.count }
 
     package var message: String {
-        get { sentence.text(events: events) }
+        get { sentence.text(events: events, eventCount: eventCount) }
         set { sentence = .text(newValue) }
     }
 

@@ -12,11 +12,11 @@ import GronaMockJSON
 enum ViolationSentence: Sendable {
     case text(String)
     /// `4 served events (sequences 1, 2, 3, 4) for campaign "spring" in visit "v-1" (home_top on home, key
-    /// "k"); the SDK logs served at most once per visit.`: the sequences are the violation's events; `count` is
-    /// the group's size, more than those when they were cut short (`… 1000 and 4000 more) for campaign …`).
+    /// "k"); the SDK logs served at most once per visit.`: the sequences are the violation's events, and its
+    /// `eventCount` the group's size, more than those when they were cut short (`… 1000 and 4000 more) for
+    /// campaign …`).
     case repeatedInVisit(
-        type: EventType, campaignID: String, visitID: String, placement: Placement, screen: String, key: String?,
-        count: Int)
+        type: EventType, campaignID: String, visitID: String, placement: Placement, screen: String, key: String?)
     /// `A served (sequence 7) in the control arm, where nothing is shown.`: the sequence is the violation's
     /// event.
     case shownInArm(type: EventType, arm: Arm)
@@ -24,21 +24,21 @@ enum ViolationSentence: Sendable {
     /// `… of offer "spring"/"v1" but names no customer, and grants are issued to customers.`
     case offerShownWithoutGrant(type: EventType, campaignID: String, variantID: String, customerID: String?)
 
-    /// The sentence of a violation of `events`, as text.
-    func text(events: [Int64]) -> String {
+    /// The sentence of a violation of `events` (the first `events.count` of `eventCount`), as text.
+    func text(events: [Int64], eventCount: Int) -> String {
         if case .text(let text) = self { return text }
         var sentence = TextSentence()
-        write(events: events, to: &sentence)
+        write(events: events, eventCount: eventCount, to: &sentence)
         return sentence.text
     }
 
     /// Writes the sentence of a violation of `events` into `sink`, piece by piece.
-    func write<Sink: SentenceSink>(events: [Int64], to sink: inout Sink) {
+    func write<Sink: SentenceSink>(events: [Int64], eventCount: Int, to sink: inout Sink) {
         switch self {
         case .text(let text):
             sink.text(text)
-        case .repeatedInVisit(let type, let campaignID, let visitID, let placement, let screen, let key, let count):
-            sink.number(Int64(max(count, events.count)))
+        case .repeatedInVisit(let type, let campaignID, let visitID, let placement, let screen, let key):
+            sink.number(Int64(eventCount))
             sink.literal(" ")
             sink.text(type.rawValue)
             sink.literal(" events (sequences ")
@@ -46,9 +46,9 @@ enum ViolationSentence: Sendable {
                 if index > 0 { sink.literal(", ") }
                 sink.number(sequence)
             }
-            if count > events.count {
+            if eventCount > events.count {
                 sink.literal(" and ")
-                sink.number(Int64(count - events.count))
+                sink.number(Int64(eventCount - events.count))
                 sink.literal(" more")
             }
             sink.literal(") for campaign ")

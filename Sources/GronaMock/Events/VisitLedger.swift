@@ -107,7 +107,7 @@ struct VisitLedger {
                 describing
                 ? ViolationSentence.repeatedInVisit(
                     type: key.type, campaignID: key.visit.campaignID, visitID: key.visit.visitID,
-                    placement: key.visit.placement, screen: key.screen, key: key.key, count: group.count)
+                    placement: key.visit.placement, screen: key.screen, key: key.key)
                 : .text("")
             found.append(
                 Violation(

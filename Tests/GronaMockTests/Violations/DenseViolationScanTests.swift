@@ -223,7 +223,7 @@ struct DenseViolationScanTests {
                     sentence: .repeatedInVisit(
                         type: index == 2 ? .unknown(text) : .served, campaignID: text, visitID: "v-\(text)",
                         placement: index == 3 ? Placement(rawValue: text) : .homeTop, screen: text,
-                        key: index % 2 == 0 ? nil : text, count: count)))
+                        key: index % 2 == 0 ? nil : text)))
             violations.append(
                 Violation(
                     rule: .shownInControlOrHoldout, events: [Int64(index + 1)], eventIDs: ["e"],
