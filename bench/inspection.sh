@@ -29,28 +29,34 @@
 #
 # MODE=onevisit measures another broken SDK's shape, the hardest for a check that judges a visit whole: the dense
 # events of BASE (default and only size 300,000) all given one install and one visit id (the columns the check
-# groups by), so that every page ends inside that one visit. The same figures as the dense mode; the documented
-# limit (docs/violations.md) is its memory, which grows with the visit.
+# groups by), so that every page ends inside that one visit. The same figures as the dense mode.
+#
+# MODE=actions and MODE=screens are the two one-visit shapes whose visit the check cannot hold in memory and
+# judges from a sort on disk (`VisitSpill`): every visit event made an `action` (none has a served, each is a
+# violation decided at the visit's end), or every visit event made a `served` on a screen of its own (each is a
+# group of its own). The same figures as the one-visit mode.
 #
 # Usage:   bash bench/inspection.sh            SIZES="1000000 2000000" bash bench/inspection.sh
 #          MODE=dense bash bench/inspection.sh MODE=dense SIZES="300000" ROUNDS=1 bash bench/inspection.sh
-#          MODE=onevisit bash bench/inspection.sh
+#          MODE=onevisit bash bench/inspection.sh   MODE=actions bash bench/inspection.sh
 # Needs sqlite3, curl, python3; installs what is missing with apt-get (as root). Traffic to 127.0.0.1 only.
 set -euo pipefail
 # shellcheck source=bench/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 MODE="${MODE:-realistic}"
-[[ "$MODE" == realistic || "$MODE" == dense || "$MODE" == onevisit ]] ||
-    die "MODE must be realistic, dense or onevisit, got '$MODE'"
+[[ "$MODE" =~ ^(realistic|dense|onevisit|actions|screens)$ ]] ||
+    die "MODE must be realistic, dense, onevisit, actions or screens, got '$MODE'"
+# Whether every visit event is given one install and visit id (the one-visit shapes).
+one_visit_mode() { [[ "$MODE" == onevisit || "$MODE" == actions || "$MODE" == screens ]]; }
 if [[ "$MODE" == dense ]]; then
     SIZES="${SIZES:-300000 1000000}"
     BASE="${BASE:-300000}"
-elif [[ "$MODE" == onevisit ]]; then
+elif one_visit_mode; then
     BASE="${BASE:-300000}"
     SIZES="${SIZES:-$BASE}"
     for size in $SIZES; do
-        ((size <= BASE)) || die "MODE=onevisit makes sizes up to BASE ($BASE) only, got $size"
+        ((size <= BASE)) || die "MODE=$MODE makes sizes up to BASE ($BASE) only, got $size"
     done
 else
     SIZES="${SIZES:-1000000 2000000 5000000}"
@@ -233,7 +239,34 @@ COMMIT;
 SQL
 }
 
-# Gives every visit event one install and one visit id (MODE=onevisit): the columns the check groups and orders
+# Makes every visit event an `action` (MODE=actions): no visit has a served, so each is a violation that only
+# the visit's end decides. The per-campaign counts are recounted as `densify` does.
+all_actions() {
+    sqlite3 "$WORK/events.sqlite" <<SQL >/dev/null
+PRAGMA busy_timeout = 60000;
+BEGIN IMMEDIATE;
+UPDATE events SET type = 'action', json = CAST(json_set(json, '\$.type', 'action') AS BLOB)
+WHERE workspace_key = '$WORKSPACE' AND visit_id IS NOT NULL AND type != 'purchase';
+DELETE FROM campaign_event_counts WHERE workspace_key = '$WORKSPACE';
+INSERT INTO campaign_event_counts
+SELECT workspace_key, campaign_id, coalesce(variant_id, ''), coalesce(arm, ''), demo, type, count(*)
+FROM events WHERE workspace_key = '$WORKSPACE' AND campaign_id IS NOT NULL
+    AND seq <= (SELECT seq FROM campaign_counts_folded)
+GROUP BY 1, 2, 3, 4, 5, 6;
+COMMIT;
+SQL
+}
+
+# Puts every visit event on a screen of its own (MODE=screens): each once-only event is a group of its own.
+own_screens() {
+    sqlite3 "$WORK/events.sqlite" <<SQL >/dev/null
+PRAGMA busy_timeout = 60000;
+UPDATE events SET json = CAST(json_set(json, '\$.screen.id', 'screen-' || seq) AS BLOB)
+WHERE workspace_key = '$WORKSPACE' AND visit_id IS NOT NULL;
+SQL
+}
+
+# Gives every visit event one install and one visit id (the one-visit modes): the columns the check groups and orders
 # by, so that the whole workspace is one visit to it.
 one_visit() {
     sqlite3 "$WORK/events.sqlite" <<SQL >/dev/null
@@ -256,7 +289,9 @@ measure_dense_size() {
     if ((size <= BASE)); then
         fill_with_load "$size"
         densify
-        if [[ "$MODE" == onevisit ]]; then one_visit; fi
+        if [[ "$MODE" == actions ]]; then all_actions; fi
+        if [[ "$MODE" == screens ]]; then own_screens; fi
+        if one_visit_mode; then one_visit; fi
     else
         fill_with_copies "$size"
     fi
@@ -306,9 +341,11 @@ measure_dense_size() {
 
 main_dense() {
     local shape="dense (every visit violating)"
-    if [[ "$MODE" == onevisit ]]; then
-        shape="one visit (every visit event made served and given one install and visit id)"
-    fi
+    case "$MODE" in
+        onevisit) shape="one visit (every visit event made served and given one install and visit id)" ;;
+        actions) shape="one visit of actions (every visit event made an action, none served, one install and visit id)" ;;
+        screens) shape="one visit of screens (every visit event made served on a screen of its own, one install and visit id)" ;;
+    esac
     log "== $(commit_id): $shape, sizes $SIZES (the first $BASE events by grona-mock load, made all served, the rest copied in SQLite); $ROUNDS rounds"
     printf '%10s %9s %9s %15s %15s %15s %15s %9s %9s %9s\n' size stored "raw read" "paged (1000)" "summary" \
         "funnels" "ndjson export" "peak pgd" "peak rest" "after"
@@ -347,7 +384,7 @@ main() {
     launch_grona --db "$WORK/events.sqlite"
     URL="http://127.0.0.1:$GRONA_PORT"
     start_sampler
-    if [[ "$MODE" == dense || "$MODE" == onevisit ]]; then
+    if [[ "$MODE" != realistic ]]; then
         main_dense
         return
     fi

@@ -20,8 +20,13 @@ struct ViolationScan {
         /// Rows the storage read, those read ahead past the page's end included: the scan's work, which the
         /// tests bound by the events stored (linear, whatever the density).
         var rowsRead = 0
-        /// The most events the checker held at once (one visit's): what the scan keeps besides the page.
+        /// The most events of one visit checked before its end: what the scan would keep besides the page if
+        /// the visit's ledger held every event.
         var mostEventsHeld = 0
+        /// The most events the visit's ledger kept in memory at once (`VisitLedger.keptEvents`), and how many
+        /// visits it moved to disk past `visitMemoryBound`.
+        var mostEventsKept = 0
+        var visitsSpilled = 0
         /// The violations found, when `spools` (an unpaged answer): as JSON, not in `violations`.
         var spool = ViolationSpool()
     }
@@ -34,6 +39,10 @@ struct ViolationScan {
     var spools = false
     /// `ViolationSpool.memoryLimit` (smaller in tests, to see the file used).
     var spoolMemoryLimit = ViolationSpool.standardMemoryLimit
+    /// The kept events past which a visit is judged on disk (`VisitLedger.memoryBound`), and the memory of its
+    /// sorts there (smaller in tests).
+    var visitMemoryBound = VisitLedger.standardMemoryBound
+    var visitSpillMemoryLimit = ExternalSort.standardMemoryLimit
 
     /// Checks the events up to `throughSequence` (the cursor's when resuming): the violations of one page
     /// (all when the query has no limit), or the counts per rule for a summary.
@@ -47,6 +56,8 @@ struct ViolationScan {
         var checker = checker
         // A summary counts violations by rule: their sentences would be made to be thrown away.
         checker.describes = !query.summary
+        checker.visitMemoryBound = visitMemoryBound
+        checker.visitSpillMemoryLimit = visitSpillMemoryLimit
         var outcome = Outcome()
         outcome.spool.memoryLimit = spoolMemoryLimit
         var skip = query.cursor?.skip ?? 0
@@ -55,57 +66,62 @@ struct ViolationScan {
         // Rows handed over by the storage, and those counted in the pages already handed to `pageEnded`.
         var rowsHanded = 0
         var rowsOfEarlierPages = 0
-        // What the filters need of the events a violation may still name: the event at hand, and those the
-        // visit's ledger keeps for its end (`ViolationsChecker.add`).
-        var facts: [Int64: EventFacts] = [:]
-        // One event's, or one visit's, violations, the array's storage kept from one to the next.
+        // What the filters need to know of the event at hand; the visit's ledger keeps those of the events it
+        // keeps for the visit's end (`ViolationsChecker.add`).
+        var eventFacts: EventFacts?
+        // One event's violations, the array's storage kept from one to the next.
         var found: [Violation] = []
         // The violations of the visit at hand that the filters admitted: the cursor's `skip` when a page ends.
         var admitted = 0
+        // Why the visit at hand could not be judged (its scratch file failed), which ends the scan.
+        var visitError: StorageError?
         let needsFacts = query.since != nil || query.until != nil || query.campaignID != nil
         // A cursor is the client's to send back, so its bound is never past the events stored now: a forged
         // one must not widen the scan.
         let through = min(query.cursor?.throughSequence ?? throughSequence, throughSequence)
 
-        /// Answers `found`, of the visit that starts at `start`; false when the page filled up (and the scan
-        /// stops there).
-        func answer(_ start: EventScanPosition) -> Bool {
-            for violation in found where query.admits(violation, { facts[$0] }) {
-                defer { admitted += 1 }
-                guard admitted >= skip else { continue }
-                if query.summary {
-                    outcome.counts[violation.rule, default: 0] += 1
-                    continue
-                }
-                if let limit = query.limit, outcome.violations.count >= limit {
-                    outcome.next = ViolationCursor(throughSequence: through, position: start, skip: admitted)
-                    outcome.rowsRead = rowsHanded - rowsOfEarlierPages
-                    guard let pageEnded, pageEnded(outcome) else { return false }
-                    // The next page, as a request with that cursor would make it: the visit at hand checked
-                    // (its events counted again), its first `admitted` violations skipped.
-                    rowsOfEarlierPages = rowsHanded
-                    outcome = Outcome()
-                    outcome.checkedEvents = held
-                    outcome.mostEventsHeld = held
-                }
-                if spools {
-                    outcome.spool.append(violation)
-                } else {
-                    outcome.violations.append(violation)
-                }
+        /// Answers one violation of the visit that starts at `start`, `facts` telling what the filters need of
+        /// its events; false when the page filled up (and the scan stops there).
+        func answer(_ violation: Violation, _ facts: (Int64) -> EventFacts?, _ start: EventScanPosition) -> Bool {
+            guard query.admits(violation, facts) else { return true }
+            defer { admitted += 1 }
+            guard admitted >= skip else { return true }
+            if query.summary {
+                outcome.counts[violation.rule, default: 0] += 1
+                return true
+            }
+            if let limit = query.limit, outcome.violations.count >= limit {
+                outcome.next = ViolationCursor(throughSequence: through, position: start, skip: admitted)
+                outcome.rowsRead = rowsHanded - rowsOfEarlierPages
+                guard let pageEnded, pageEnded(outcome) else { return false }
+                // The next page, as a request with that cursor would make it: the visit at hand checked (its
+                // events counted again), its first `admitted` violations skipped.
+                rowsOfEarlierPages = rowsHanded
+                outcome = Outcome()
+                outcome.checkedEvents = held
+                outcome.mostEventsHeld = held
+            }
+            if spools {
+                outcome.spool.append(violation)
+            } else {
+                outcome.violations.append(violation)
             }
             return true
         }
 
-        /// Decides the visit at hand; false when the page filled up inside it.
+        /// Decides the visit at hand; false when the page filled up inside it, or it could not be judged.
         func closeVisit(_ start: EventScanPosition) -> Bool {
             defer {
                 skip = 0
                 admitted = 0
-                facts.removeAll(keepingCapacity: true)
             }
-            checker.takeVisitViolations(into: &found)
-            return answer(start)
+            if checker.visitIsSpilled { outcome.visitsSpilled += 1 }
+            do {
+                return try checker.decideVisit { violation, facts in answer(violation, facts, start) }
+            } catch {
+                visitError = error
+                return false
+            }
         }
 
         let scan = EventScan(
@@ -137,19 +153,22 @@ struct ViolationScan {
                 let campaigns =
                     columns.campaignID.value(batch, row.campaignID).map { [$0] }
                     ?? event.treatments.map(\.campaignID)
-                facts[row.sequence] = EventFacts(timestamp: row.timestamp, campaigns: campaigns)
+                eventFacts = EventFacts(timestamp: row.timestamp, campaigns: campaigns)
             }
-            let kept = checker.add(event)
+            checker.add(event, facts: eventFacts)
             outcome.checkedEvents += 1
+            outcome.mostEventsKept = max(outcome.mostEventsKept, checker.keptEvents)
             checker.takeEventViolations(into: &found)
-            guard found.isEmpty || answer(start) else {
-                stopped = true
-                return false
+            for violation in found {
+                guard answer(violation, { $0 == row.sequence ? eventFacts : nil }, start) else {
+                    stopped = true
+                    return false
+                }
             }
-            if needsFacts && !kept { facts[row.sequence] = nil }
             return true
         }
         if !stopped, let start = groupStart { _ = closeVisit(start) }
+        if let visitError { throw visitError }
         // The rows read ahead and never handed over count in the last page's work.
         outcome.rowsRead = rowsRead - rowsOfEarlierPages
         return outcome

@@ -46,8 +46,20 @@ package struct ViolationsChecker {
     /// Whether violations carry their sentence. A summary only counts them by rule, and in a workspace where
     /// every visit violates, writing the sentences was a fifth of its scan.
     var describes = true
-    /// The events the visit at hand's ledger keeps for its end (`VisitLedger.keptEvents`).
+    /// The events the visit at hand's ledger keeps in memory for its end (`VisitLedger.keptEvents`).
     var keptEvents: Int { visits.keptEvents }
+    /// Whether the visit at hand's ledger moved to disk (`VisitLedger.isSpilled`).
+    var visitIsSpilled: Bool { visits.isSpilled }
+    /// The kept events past which a visit moves to disk (`VisitLedger.memoryBound`), and the memory of its
+    /// sorts there: for the scan in visit order, which decides each visit at its end.
+    var visitMemoryBound: Int? {
+        get { visits.memoryBound }
+        set { visits.memoryBound = newValue }
+    }
+    var visitSpillMemoryLimit: Int {
+        get { visits.spillMemoryLimit }
+        set { visits.spillMemoryLimit = newValue }
+    }
     /// The one-event violations found and not yet taken (`takeEventViolations`).
     var untakenViolations: Int { found.count }
     /// `campaign(_:)`'s last answer.
@@ -81,10 +93,11 @@ package struct ViolationsChecker {
         add(CheckedEvent(stored))
     }
 
-    /// Checks one stored event, read already. True when the visit's ledger keeps it, to name in a violation
-    /// decided when the visit ends (`takeVisitViolations`); its own violations are found at once.
+    /// Checks one stored event, read already, with what the filters need to know of it (kept with the event
+    /// when its visit's ledger keeps it). True when the ledger keeps it, to name in a violation decided when the
+    /// visit ends (`decideVisit`); its own violations are found at once.
     @discardableResult
-    mutating func add(_ event: CheckedEvent) -> Bool {
+    mutating func add(_ event: CheckedEvent, facts: EventFacts? = nil) -> Bool {
         checkedEvents += 1
         checkDemo(event)
         if event.isOne(of: .purchase) {
@@ -92,7 +105,7 @@ package struct ViolationsChecker {
             return false
         }
         guard let campaignID = event.campaignID, let variantID = event.variantID else { return false }
-        let kept = visits.collect(event, campaignID: campaignID)
+        let kept = visits.collect(event, campaignID: campaignID, facts: facts)
         checkEvent(event, campaignID: campaignID, variantID: variantID)
         return kept
     }
@@ -142,18 +155,17 @@ package struct ViolationsChecker {
         Self.order(&violations)
     }
 
-    /// The violations of the visit that ended (`repeated_in_visit`, `action_without_served`) into `violations`
-    /// (its storage reused), ordered, and forgets the visit, ready for the next: a scan in visit order hands the
-    /// checker one visit at a time.
-    mutating func takeVisitViolations(into violations: inout [Violation]) {
-        violations.removeAll(keepingCapacity: true)
-        visits.appendViolations(describing: describes, to: &violations)
-        Self.order(&violations)
-        visits.removeAll()
+    /// Hands the violations of the visit that ended (`repeated_in_visit`, `action_without_served`) to `body`,
+    /// ordered, each with what the filters need to know of its events, until it answers false (false then), and
+    /// forgets the visit, ready for the next: a scan in visit order hands the checker one visit at a time.
+    /// Throws when a visit moved to disk could not be read back whole.
+    mutating func decideVisit(_ body: (Violation, (Int64) -> EventFacts?) -> Bool) throws(StorageError) -> Bool {
+        defer { visits.removeAll() }
+        return try visits.decide(describing: describes, body)
     }
 
     /// Ordered by their first event and then by rule.
-    private static func order(_ violations: inout [Violation]) {
+    static func order(_ violations: inout [Violation]) {
         guard violations.count > 1 else { return }
         violations.sort { ($0.events.first ?? 0, $0.rule) < ($1.events.first ?? 0, $1.rule) }
     }

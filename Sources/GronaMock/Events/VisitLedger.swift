@@ -1,16 +1,21 @@
 /// The per-visit state of the two rules that need the whole visit before they can decide:
 /// `repeated_in_visit` (once-only events grouped by visit, screen, key and type) and `action_without_served`
 /// (actions and dismissals, and the visits that have a `served`, whatever order the events arrived in).
-/// `collect` takes each event; `appendViolations` decides at the visit's end.
+/// `collect` takes each event; `decide` judges at the visit's end.
 ///
-/// What it holds is bounded by the visit's groups, not by its events: a group lists its first `listedEvents`
-/// events and counts the rest, and an action is dropped as soon as its visit has a `served`. One visit where
-/// every event is the same `served` (a broken client with one install and visit id for everything) is one
-/// group of 1,000 events however long it runs; before, it held every event, and its server grew past 150 MB
-/// at 300,000 events (issue 32).
+/// What it holds in memory is bounded by the visit's groups, not by its events: a group lists its first
+/// `listedEvents` events and counts the rest, and an action is dropped as soon as its visit has a `served`. One
+/// visit where every event is the same `served` (a broken client with one install and visit id for everything)
+/// is one group of 1,000 events however long it runs. Two shapes still grow with the visit: every event an
+/// action without a `served`, and every once-only event on a screen of its own (each is a group). Past
+/// `memoryBound` kept events, the visit moves to a `VisitSpill`, sorted on disk (issue 32).
 struct VisitLedger {
     /// The most events a `repeated_in_visit` violation lists; `Violation.eventCount` says how many it has.
     static let listedEvents = 1_000
+
+    /// The kept events past which a visit moves to a `VisitSpill` when the ledger has a `memoryBound`: each is
+    /// some 100 to 250 bytes in memory (its reference, its group, the facts the filters need).
+    static let standardMemoryBound = 50_000
 
     /// Whether the SDK logs events of `type` at most once per visit.
     static func isOnceOnly(_ type: EventType) -> Bool {
@@ -19,6 +24,12 @@ struct VisitLedger {
         case .action, .dismiss, .purchase, .unknown: false
         }
     }
+
+    /// The kept events past which the visit at hand moves to a `VisitSpill`; nil never (the one-call check,
+    /// which holds every event anyway). The scan in visit order sets it.
+    var memoryBound: Int?
+    /// The memory limit of a `VisitSpill`'s sorts (smaller in tests).
+    var spillMemoryLimit = ExternalSort.standardMemoryLimit
 
     /// `repeated_in_visit`: each visit's once-only events, by what makes them the same, in first-seen order
     /// (`groups`), found by their key (`onceOnly`, the group's position, once there are many; `position(of:)`).
@@ -31,16 +42,31 @@ struct VisitLedger {
     private var servedVisits: Set<VisitKey> = []
     private var hasActions = false
     private var actions: [(VisitKey, EventRef, EventType)] = []
-    /// The events kept to name at the visit's end: what the ledger holds grows with this, and the tests bound it.
+    /// What the filters need to know of the events kept (`collect`'s `facts`), for the violations that name
+    /// them.
+    private var facts: [Int64: EventFacts] = [:]
+    /// The visit's kept events, once more than `memoryBound`.
+    private var spill: VisitSpill?
+    /// The visit's violations, decided in memory, the array's storage kept from one visit to the next.
+    private var decided: [Violation] = []
+    /// The events kept in memory to name at the visit's end: what the ledger holds grows with this, and the
+    /// tests bound it.
     private(set) var keptEvents = 0
+    /// Whether the visit at hand moved to a `VisitSpill`.
+    var isSpilled: Bool { spill != nil }
 
-    /// Takes one event; true when the ledger keeps it to name in a violation decided at the visit's end (its
-    /// caller keeps what its filters need to know of it until then), false when it never will.
-    mutating func collect(_ event: CheckedEvent, campaignID: String) -> Bool {
+    /// Takes one event, with what the filters need to know of it (nil without filters); true when the ledger
+    /// keeps it to name in a violation decided at the visit's end, false when it never will.
+    mutating func collect(_ event: CheckedEvent, campaignID: String, facts eventFacts: EventFacts? = nil) -> Bool {
         guard let visitID = event.visitID, let placement = event.placement else { return false }
         let visit = VisitKey(installID: event.installID, visitID: visitID, placement: placement, campaignID: campaignID)
+        let ref = EventRef(sequence: event.sequence, eventID: event.eventID)
         if Self.isOnceOnly(event.type) {
             let key = VisitEventKey(visit: visit, screen: event.screen, key: event.key, type: event.type)
+            guard spill == nil else {
+                spill?.appendOnceOnly(key, ref, weight: 1, facts: eventFacts)
+                return true
+            }
             if let position = position(of: key) {
                 groups[position].count += 1
                 guard groups[position].refs.count < Self.listedEvents else { return false }
@@ -48,25 +74,53 @@ struct VisitLedger {
                 // times a visit, and growing the list one event at a time was three more allocations a visit. A
                 // group that never repeats (a healthy SDK's) keeps its list of one.
                 if groups[position].refs.count == 1 { groups[position].refs.reserveCapacity(Self.firstRefs) }
-                groups[position].refs.append(EventRef(sequence: event.sequence, eventID: event.eventID))
-                keptEvents += 1
+                groups[position].refs.append(ref)
+                keep(ref, eventFacts)
                 return true
             }
             if hasActions && event.type == .served { servedVisits.insert(visit) }
             if !onceOnly.isEmpty { onceOnly[key] = groups.count }
-            groups.append(Group(key: key, refs: [EventRef(sequence: event.sequence, eventID: event.eventID)]))
-            keptEvents += 1
+            groups.append(Group(key: key, refs: [ref]))
+            keep(ref, eventFacts)
             return true
         }
         guard event.isOne(of: .action, .dismiss) else { return false }
+        guard spill == nil else {
+            spill?.appendAction(visit, ref, type: event.type, facts: eventFacts)
+            return true
+        }
         if !hasActions {
             hasActions = true
             for group in groups where group.key.type == .served { servedVisits.insert(group.key.visit) }
         }
         guard !servedVisits.contains(visit) else { return false }
-        actions.append((visit, EventRef(sequence: event.sequence, eventID: event.eventID), event.type))
-        keptEvents += 1
+        actions.append((visit, ref, event.type))
+        keep(ref, eventFacts)
         return true
+    }
+
+    /// Counts an event kept in memory, and moves the visit to a `VisitSpill` past `memoryBound`.
+    private mutating func keep(_ ref: EventRef, _ eventFacts: EventFacts?) {
+        if let eventFacts { facts[ref.sequence] = eventFacts }
+        keptEvents += 1
+        if let memoryBound, keptEvents > memoryBound { moveToSpill() }
+    }
+
+    /// Moves what the visit holds to a `VisitSpill`: each group's listed events (the last counting the rest of
+    /// a group cut short) and the actions still waiting for a `served`.
+    private mutating func moveToSpill() {
+        var spill = VisitSpill(memoryLimit: spillMemoryLimit)
+        for group in groups {
+            for (index, ref) in group.refs.enumerated() {
+                let weight = index == group.refs.count - 1 ? 1 + group.count - group.refs.count : 1
+                spill.appendOnceOnly(group.key, ref, weight: weight, facts: facts[ref.sequence])
+            }
+        }
+        for (visit, ref, type) in actions where !servedVisits.contains(visit) {
+            spill.appendAction(visit, ref, type: type, facts: facts[ref.sequence])
+        }
+        forgetHeld()
+        self.spill = spill
     }
 
     /// The group of `key`, if it has one. A visit has a few groups (one per campaign and screen it showed), and
@@ -88,43 +142,81 @@ struct VisitLedger {
 
     /// Forgets every event, keeping the tables' capacity: the scan in visit order reuses one ledger per visit.
     mutating func removeAll() {
+        forgetHeld()
+        spill = nil
+    }
+
+    private mutating func forgetHeld() {
         onceOnly.removeAll(keepingCapacity: true)
         groups.removeAll(keepingCapacity: true)
         if hasActions { servedVisits.removeAll(keepingCapacity: true) }
         hasActions = false
         actions.removeAll(keepingCapacity: true)
+        if !facts.isEmpty { facts.removeAll(keepingCapacity: true) }
         keptEvents = 0
     }
 
-    /// Appends to `found` the groups of repeated once-only events, then the actions and dismissals without a
-    /// `served`; with an empty message unless `describing` (a summary counts them only).
+    /// Hands the violations of the events collected (`repeated_in_visit`, `action_without_served`) to `body`,
+    /// ordered by first event, each with what the filters need to know of its events, until it answers false
+    /// (false then); with an empty message unless `describing` (a summary counts them only). Throws when a
+    /// visit moved to disk could not be read back whole.
+    mutating func decide(
+        describing: Bool, _ body: (Violation, (Int64) -> EventFacts?) -> Bool
+    ) throws(StorageError) -> Bool {
+        if spill != nil {
+            defer { spill = nil }
+            return try spill?.decide(describing: describing, body) ?? true
+        }
+        decided.removeAll(keepingCapacity: true)
+        appendViolations(describing: describing, to: &decided)
+        ViolationsChecker.order(&decided)
+        for violation in decided {
+            guard body(violation, { facts[$0] }) else { return false }
+        }
+        return true
+    }
+
+    /// Appends to `found` the groups held of repeated once-only events, then the actions and dismissals without
+    /// a `served`: what the one-call check, which never spills, decides at its end.
     func appendViolations(describing: Bool, to found: inout [Violation]) {
         for group in groups where group.count > 1 {
-            let key = group.key
-            // Kept as its parts, written straight into the page (`ViolationSentence`): in a workspace where every
-            // visit repeats, making this sentence a `String` was a tenth of the checker's work.
-            let sentence =
-                describing
-                ? ViolationSentence.repeatedInVisit(
-                    type: key.type, campaignID: key.visit.campaignID, visitID: key.visit.visitID,
-                    placement: key.visit.placement, screen: key.screen, key: key.key)
-                : .text("")
             found.append(
-                Violation(
-                    rule: .repeatedInVisit, events: group.refs.map(\.sequence), eventIDs: group.refs.map(\.eventID),
-                    eventCount: group.count, sentence: sentence))
+                Self.repeated(
+                    group.key, events: group.refs.map(\.sequence), eventIDs: group.refs.map(\.eventID),
+                    count: group.count, describing: describing))
         }
         for (visit, ref, type) in actions where !servedVisits.contains(visit) {
-            var message: String {
-                "\(CheckedEvent.article(type.rawValue)) \(type) (sequence \(ref.sequence)) for campaign "
-                    + "\(Quote.text(visit.campaignID)) in visit \(Quote.text(visit.visitID)) on "
-                    + "\(visit.placement), which has no served event."
-            }
-            found.append(
-                Violation(
-                    rule: .actionWithoutServed, events: [ref.sequence], eventIDs: [ref.eventID],
-                    message: describing ? message : ""))
+            found.append(Self.actionWithoutServed(visit, ref, type: type, describing: describing))
         }
+    }
+
+    /// A group of repeated once-only events, its first `events` of `count`.
+    static func repeated(
+        _ key: VisitEventKey, events: [Int64], eventIDs: [String], count: Int, describing: Bool
+    ) -> Violation {
+        // Kept as its parts, written straight into the page (`ViolationSentence`): in a workspace where every
+        // visit repeats, making this sentence a `String` was a tenth of the checker's work.
+        let sentence =
+            describing
+            ? ViolationSentence.repeatedInVisit(
+                type: key.type, campaignID: key.visit.campaignID, visitID: key.visit.visitID,
+                placement: key.visit.placement, screen: key.screen, key: key.key)
+            : .text("")
+        return Violation(
+            rule: .repeatedInVisit, events: events, eventIDs: eventIDs, eventCount: count, sentence: sentence)
+    }
+
+    /// An action or dismissal in a visit without a `served` of its campaign on its placement.
+    static func actionWithoutServed(_ visit: VisitKey, _ ref: EventRef, type: EventType, describing: Bool) -> Violation
+    {
+        var message: String {
+            "\(CheckedEvent.article(type.rawValue)) \(type) (sequence \(ref.sequence)) for campaign "
+                + "\(Quote.text(visit.campaignID)) in visit \(Quote.text(visit.visitID)) on "
+                + "\(visit.placement), which has no served event."
+        }
+        return Violation(
+            rule: .actionWithoutServed, events: [ref.sequence], eventIDs: [ref.eventID],
+            message: describing ? message : "")
     }
 }
 
@@ -137,7 +229,7 @@ private struct Group {
 }
 
 /// One event, as a violation names it.
-private struct EventRef {
+struct EventRef {
     var sequence: Int64
     var eventID: String
 }
@@ -147,7 +239,7 @@ private struct EventRef {
 /// Hashed by visit and campaign only (equality still compares every field): the scan in visit order hands
 /// the ledger one install's visit at a time, so hashing the install id too was work on every event that
 /// never told two keys apart.
-private struct VisitKey: Hashable {
+struct VisitKey: Hashable {
     var installID: String
     var visitID: String
     var placement: Placement
@@ -160,7 +252,7 @@ private struct VisitKey: Hashable {
 }
 
 /// What makes two once-only events the same: visit, screen, key and type.
-private struct VisitEventKey: Hashable {
+struct VisitEventKey: Hashable {
     var visit: VisitKey
     var screen: String
     var key: String?

@@ -1,0 +1,226 @@
+import GronaMockPlatform
+
+/// Records sorted by a key of bytes (`SortableBytes`), in memory bounded by `memoryLimit` however many there
+/// are: past it, the records held are sorted and written to a nameless scratch file as a run, and reading them
+/// back merges the runs, `mergeWidth` at a time, each through a buffer of `readBytes`.
+///
+/// Why: a visit of a broken SDK (one install and visit id for everything) can hold a million events that
+/// only the visit's end can judge, and holding them was the last of the violation checker's memory that grew
+/// with the data (issue 32). If no scratch file can be made, the records stay in memory, as many as they are.
+struct ExternalSort {
+    static let standardMemoryLimit = 8 << 20
+    /// The most runs merged at once: more are first merged into longer runs, so that the read buffers stay
+    /// bounded too.
+    static let mergeWidth = 16
+    static let readBytes = 64 << 10
+
+    /// Bytes of records held before they are written out as a run (smaller in tests).
+    var memoryLimit: Int
+    /// Each record as its key's length and payload's length (4 bytes each, little-endian), key, payload.
+    private var held: [UInt8] = []
+    private var starts: [Int] = []
+    private var file: ScratchFile?
+    private var fileLength = 0
+    private var runs: [Range<Int>] = []
+    /// Set when the scratch file refused a write or a read (a full disk): the records are not all there.
+    private(set) var failed = false
+    private(set) var count = 0
+
+    init(memoryLimit: Int = Self.standardMemoryLimit) {
+        self.memoryLimit = memoryLimit
+    }
+
+    /// Whether runs were written to the scratch file.
+    var isSpilled: Bool { !runs.isEmpty }
+
+    mutating func append(key: [UInt8], payload: [UInt8]) {
+        starts.append(held.count)
+        Self.appendLength(key.count, to: &held)
+        Self.appendLength(payload.count, to: &held)
+        held += key
+        held += payload
+        count += 1
+        if held.count >= memoryLimit { writeHeldRun() }
+    }
+
+    /// Hands each record to `body` in key order (records with equal keys in no particular order) until it
+    /// answers false, and forgets them all. False when records were lost to the scratch file's errors.
+    mutating func drain(_ body: (_ key: ArraySlice<UInt8>, _ payload: ArraySlice<UInt8>) -> Bool) -> Bool {
+        defer { self = ExternalSort(memoryLimit: memoryLimit) }
+        guard !runs.isEmpty else {
+            sortHeld()
+            for start in starts {
+                let (key, payload) = Self.record(in: held, at: start)
+                guard body(held[key], held[payload]) else { break }
+            }
+            return !failed
+        }
+        if !starts.isEmpty { writeHeldRun() }
+        guard let file, !failed else { return false }
+        while runs.count > Self.mergeWidth {
+            let merging = Array(runs.prefix(Self.mergeWidth))
+            runs.removeFirst(Self.mergeWidth)
+            let start = fileLength
+            var output: [UInt8] = []
+            var written = true
+            let read = Self.merge(merging, from: file) { key, payload in
+                Self.appendLength(key.count, to: &output)
+                Self.appendLength(payload.count, to: &output)
+                output += key
+                output += payload
+                if output.count >= Self.readBytes { written = Self.write(&output, to: file, at: &fileLength) }
+                return written
+            }
+            guard read, written, Self.write(&output, to: file, at: &fileLength) else { return false }
+            runs.append(start..<fileLength)
+        }
+        return Self.merge(runs, from: file, body)
+    }
+
+    /// Sorts the records held and appends them to the scratch file as one run; keeps them in memory (and stops
+    /// trying) if no file can be made.
+    private mutating func writeHeldRun() {
+        guard let file = file ?? ScratchFile(prefix: "grona-mock-sort") else {
+            memoryLimit = .max
+            return
+        }
+        self.file = file
+        sortHeld()
+        let start = fileLength
+        var output: [UInt8] = []
+        output.reserveCapacity(Self.readBytes)
+        for start in starts {
+            let (key, payload) = Self.record(in: held, at: start)
+            output += held[(key.lowerBound - 8)..<payload.upperBound]
+            if output.count >= Self.readBytes { flush(&output) }
+        }
+        flush(&output)
+        runs.append(start..<fileLength)
+        held.removeAll(keepingCapacity: true)
+        starts.removeAll(keepingCapacity: true)
+    }
+
+    /// Appends `output` to the scratch file and empties it; false if the file refused it.
+    private static func write(_ output: inout [UInt8], to file: ScratchFile, at length: inout Int) -> Bool {
+        guard !output.isEmpty else { return true }
+        defer { output.removeAll(keepingCapacity: true) }
+        guard file.write(output, at: length) else { return false }
+        length += output.count
+        return true
+    }
+
+    private mutating func flush(_ output: inout [UInt8]) {
+        guard let file else { return }
+        if !Self.write(&output, to: file, at: &fileLength) { failed = true }
+    }
+
+    private mutating func sortHeld() {
+        held.withUnsafeBufferPointer { bytes in
+            starts.sort { left, right in
+                let (leftKey, _) = Self.record(in: bytes, at: left)
+                let (rightKey, _) = Self.record(in: bytes, at: right)
+                return bytes[leftKey].lexicographicallyPrecedes(bytes[rightKey])
+            }
+        }
+    }
+
+    /// Merges `runs` of the scratch file into one stream of records in key order, until `body` answers false;
+    /// false if the file could not be read.
+    private static func merge(
+        _ runs: [Range<Int>], from file: ScratchFile,
+        _ body: (_ key: ArraySlice<UInt8>, _ payload: ArraySlice<UInt8>) -> Bool
+    ) -> Bool {
+        var readers: [RunReader] = []
+        for run in runs {
+            var reader = RunReader(run: run)
+            switch reader.advance(file) {
+            case .record: readers.append(reader)
+            case .end: continue
+            case .failed: return false
+            }
+        }
+        while !readers.isEmpty {
+            var least = 0
+            for index in readers.indices.dropFirst()
+            where readers[index].key.lexicographicallyPrecedes(readers[least].key) {
+                least = index
+            }
+            guard body(readers[least].key, readers[least].payload) else { return true }
+            switch readers[least].advance(file) {
+            case .record: continue
+            case .end: readers.remove(at: least)
+            case .failed: return false
+            }
+        }
+        return true
+    }
+
+    private static func appendLength(_ length: Int, to bytes: inout [UInt8]) {
+        let value = UInt32(clamping: length)
+        for shift in stride(from: 0, through: 24, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> shift)) }
+    }
+
+    private static func length<Bytes: RandomAccessCollection<UInt8>>(in bytes: Bytes, at index: Bytes.Index) -> Int
+    where Bytes.Index == Int {
+        var value = 0
+        for offset in 0..<4 { value |= Int(bytes[index + offset]) << (8 * offset) }
+        return value
+    }
+
+    /// Where the key and the payload of the record at `start` are.
+    fileprivate static func record<Bytes: RandomAccessCollection<UInt8>>(
+        in bytes: Bytes, at start: Int
+    ) -> (key: Range<Int>, payload: Range<Int>) where Bytes.Index == Int {
+        let keyStart = start + 8
+        let payloadStart = keyStart + length(in: bytes, at: start)
+        return (keyStart..<payloadStart, payloadStart..<(payloadStart + length(in: bytes, at: start + 4)))
+    }
+}
+
+/// Reads one run of an `ExternalSort`'s scratch file a buffer at a time, one record after the other.
+private struct RunReader {
+    enum Step { case record, end, failed }
+
+    /// The file offset of the next byte not yet in `buffer`, and the run's end.
+    private var next: Int
+    private let end: Int
+    private var buffer: [UInt8] = []
+    /// Where the record at hand starts in `buffer`.
+    private var position = 0
+    private var keyRange = 0..<0
+    private var payloadRange = 0..<0
+
+    init(run: Range<Int>) {
+        next = run.lowerBound
+        end = run.upperBound
+    }
+
+    var key: ArraySlice<UInt8> { buffer[keyRange] }
+    var payload: ArraySlice<UInt8> { buffer[payloadRange] }
+
+    /// Moves to the next record.
+    mutating func advance(_ file: ScratchFile) -> Step {
+        position = payloadRange.upperBound
+        if buffer.count - position < 8 && next >= end { return buffer.count == position ? .end : .failed }
+        guard fill(8, file) else { return .failed }
+        let length = ExternalSort.record(in: buffer, at: position).payload.upperBound - position
+        guard fill(length, file) else { return .failed }
+        (keyRange, payloadRange) = ExternalSort.record(in: buffer, at: position)
+        return .record
+    }
+
+    /// Reads until the buffer holds `count` bytes from `position`, first dropping what is before it.
+    private mutating func fill(_ count: Int, _ file: ScratchFile) -> Bool {
+        guard buffer.count - position < count else { return true }
+        buffer.removeSubrange(..<position)
+        position = 0
+        keyRange = 0..<0
+        payloadRange = 0..<0
+        while buffer.count < count {
+            let reading = min(max(ExternalSort.readBytes, count - buffer.count), end - next)
+            guard reading > 0, file.read(at: next, count: reading, into: &buffer) else { return false }
+            next += reading
+        }
+        return true
+    }
+}
