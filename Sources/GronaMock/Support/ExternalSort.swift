@@ -1,5 +1,11 @@
 import GronaMockPlatform
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Records sorted by a key of bytes (`SortableBytes`), in memory bounded by `memoryLimit` however many there
 /// are: past it, the records held are sorted and written to a nameless scratch file as a run, and reading them
 /// back merges the runs, `mergeWidth` at a time, each through a buffer of `readBytes`.
@@ -18,7 +24,8 @@ struct ExternalSort {
     var memoryLimit: Int
     /// Each record as its key's length and payload's length (4 bytes each, little-endian), key, payload.
     private var held: [UInt8] = []
-    private var starts: [Int] = []
+    /// Where each record held is, so that sorting compares keys without reading their lengths again.
+    private var spans: [Span] = []
     private var file: ScratchFile?
     private var fileLength = 0
     private var runs: [Range<Int>] = []
@@ -34,7 +41,7 @@ struct ExternalSort {
     var isSpilled: Bool { !runs.isEmpty }
 
     mutating func append(key: [UInt8], payload: [UInt8]) {
-        starts.append(held.count)
+        spans.append(Span(start: held.count, keyLength: key.count, payloadLength: payload.count))
         Self.appendLength(key.count, to: &held)
         Self.appendLength(payload.count, to: &held)
         held += key
@@ -49,13 +56,12 @@ struct ExternalSort {
         defer { self = ExternalSort(memoryLimit: memoryLimit) }
         guard !runs.isEmpty else {
             sortHeld()
-            for start in starts {
-                let (key, payload) = Self.record(in: held, at: start)
-                guard body(held[key], held[payload]) else { break }
+            for span in spans {
+                guard body(held[span.key], held[span.payload]) else { break }
             }
             return !failed
         }
-        if !starts.isEmpty { writeHeldRun() }
+        if !spans.isEmpty { writeHeldRun() }
         guard let file, !failed else { return false }
         while runs.count > Self.mergeWidth {
             let merging = Array(runs.prefix(Self.mergeWidth))
@@ -89,15 +95,14 @@ struct ExternalSort {
         let start = fileLength
         var output: [UInt8] = []
         output.reserveCapacity(Self.readBytes)
-        for start in starts {
-            let (key, payload) = Self.record(in: held, at: start)
-            output += held[(key.lowerBound - 8)..<payload.upperBound]
+        for span in spans {
+            output += held[span.start..<span.payload.upperBound]
             if output.count >= Self.readBytes { flush(&output) }
         }
         flush(&output)
         runs.append(start..<fileLength)
         held.removeAll(keepingCapacity: true)
-        starts.removeAll(keepingCapacity: true)
+        spans.removeAll(keepingCapacity: true)
     }
 
     /// Appends `output` to the scratch file and empties it; false if the file refused it.
@@ -115,13 +120,26 @@ struct ExternalSort {
     }
 
     private mutating func sortHeld() {
-        held.withUnsafeBufferPointer { bytes in
-            starts.sort { left, right in
-                let (leftKey, _) = Self.record(in: bytes, at: left)
-                let (rightKey, _) = Self.record(in: bytes, at: right)
-                return bytes[leftKey].lexicographicallyPrecedes(bytes[rightKey])
+        held.withUnsafeBytes { bytes in
+            spans.sort {
+                Self.precedes(
+                    UnsafeRawBufferPointer(rebasing: bytes[$0.key]), UnsafeRawBufferPointer(rebasing: bytes[$1.key]))
             }
         }
+    }
+
+    /// Whether the key `left` sorts before `right`: byte by byte, a key before the longer keys it begins.
+    static func precedes(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Bool {
+        let common = min(left.count, right.count)
+        if common > 0, let leftBase = left.baseAddress, let rightBase = right.baseAddress {
+            let order = memcmp(leftBase, rightBase, common)
+            if order != 0 { return order < 0 }
+        }
+        return left.count < right.count
+    }
+
+    static func precedes(_ left: ArraySlice<UInt8>, _ right: ArraySlice<UInt8>) -> Bool {
+        left.withUnsafeBytes { left in right.withUnsafeBytes { right in precedes(left, right) } }
     }
 
     /// Merges `runs` of the scratch file into one stream of records in key order, until `body` answers false;
@@ -142,7 +160,7 @@ struct ExternalSort {
         while !readers.isEmpty {
             var least = 0
             for index in readers.indices.dropFirst()
-            where readers[index].key.lexicographicallyPrecedes(readers[least].key) {
+            where precedes(readers[index].key, readers[least].key) {
                 least = index
             }
             guard body(readers[least].key, readers[least].payload) else { return true }
@@ -175,6 +193,16 @@ struct ExternalSort {
         let payloadStart = keyStart + length(in: bytes, at: start)
         return (keyStart..<payloadStart, payloadStart..<(payloadStart + length(in: bytes, at: start + 4)))
     }
+}
+
+/// Where a record held is: its header (the two lengths) at `start`, then its key and its payload.
+private struct Span {
+    var start: Int
+    var keyLength: Int
+    var payloadLength: Int
+
+    var key: Range<Int> { (start + 8)..<(start + 8 + keyLength) }
+    var payload: Range<Int> { key.upperBound..<(key.upperBound + payloadLength) }
 }
 
 /// Reads one run of an `ExternalSort`'s scratch file a buffer at a time, one record after the other.

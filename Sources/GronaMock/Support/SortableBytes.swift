@@ -18,9 +18,17 @@ struct SortableBytes {
     /// Its UTF-8 with each zero byte doubled as 0, 0xFF and the end marked by 0, 0: a string sorts before every
     /// longer one it begins, and a zero byte inside it (JSON allows `\u0000`) never reads as its end.
     mutating func append(_ value: String) {
-        for byte in value.utf8 {
-            bytes.append(byte)
-            if byte == 0 { bytes.append(0xFF) }
+        var value = value
+        value.withUTF8 { utf8 in
+            // A string without a zero byte (every one a client sends, in practice) is copied whole.
+            if !utf8.contains(0) {
+                bytes.append(contentsOf: utf8)
+            } else {
+                for byte in utf8 {
+                    bytes.append(byte)
+                    if byte == 0 { bytes.append(0xFF) }
+                }
+            }
         }
         bytes.append(0)
         bytes.append(0)
@@ -62,6 +70,11 @@ struct SortableBytesReader {
     }
 
     mutating func string() -> String? {
+        // Most strings have no zero byte inside: their end is the first zero byte, and they are read in place.
+        if let end = bytes[position...].firstIndex(of: 0), end + 1 < bytes.endIndex, bytes[end + 1] == 0 {
+            defer { position = end + 2 }
+            return String(decoding: bytes[position..<end], as: UTF8.self)
+        }
         var utf8: [UInt8] = []
         while position < bytes.endIndex {
             let byte = bytes[position]
