@@ -23,6 +23,9 @@ enum ViolationSentence: Sendable {
     /// `An exposure (sequence 9) of offer "spring"/"v1", but no grant for it was issued to customer "c-1".`, or
     /// `… of offer "spring"/"v1" but names no customer, and grants are issued to customers.`
     case offerShownWithoutGrant(type: EventType, campaignID: String, variantID: String, customerID: String?)
+    /// `An action (sequence 12) for campaign "spring" in visit "v-1" on home_top, which has no served event.`:
+    /// the sequence is the violation's event.
+    case actionWithoutServed(type: EventType, campaignID: String, visitID: String, placement: Placement)
 
     /// The sentence of a violation of `events` (the first `events.count` of `eventCount`), as text.
     func text(events: [Int64], eventCount: Int) -> String {
@@ -84,6 +87,15 @@ enum ViolationSentence: Sendable {
             sink.literal(", but no grant for it was issued to customer ")
             sink.quoted(customerID)
             sink.literal(".")
+        case .actionWithoutServed(let type, let campaignID, let visitID, let placement):
+            Self.writeKind(type: type, events: events, to: &sink)
+            sink.literal(" for campaign ")
+            sink.quoted(campaignID)
+            sink.literal(" in visit ")
+            sink.quoted(visitID)
+            sink.literal(" on ")
+            sink.text(placement.rawValue)
+            sink.literal(", which has no served event.")
         }
     }
 

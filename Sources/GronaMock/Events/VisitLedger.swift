@@ -206,17 +206,17 @@ struct VisitLedger {
             rule: .repeatedInVisit, events: events, eventIDs: eventIDs, eventCount: count, sentence: sentence)
     }
 
-    /// An action or dismissal in a visit without a `served` of its campaign on its placement.
+    /// An action or dismissal in a visit without a `served` of its campaign on its placement; its sentence kept
+    /// as its parts (a visit of a broken SDK can have one for every event).
     static func actionWithoutServed(_ visit: VisitKey, _ ref: EventRef, type: EventType, describing: Bool) -> Violation
     {
-        var message: String {
-            "\(CheckedEvent.article(type.rawValue)) \(type) (sequence \(ref.sequence)) for campaign "
-                + "\(Quote.text(visit.campaignID)) in visit \(Quote.text(visit.visitID)) on "
-                + "\(visit.placement), which has no served event."
-        }
+        let sentence =
+            describing
+            ? ViolationSentence.actionWithoutServed(
+                type: type, campaignID: visit.campaignID, visitID: visit.visitID, placement: visit.placement)
+            : .text("")
         return Violation(
-            rule: .actionWithoutServed, events: [ref.sequence], eventIDs: [ref.eventID],
-            message: describing ? message : "")
+            rule: .actionWithoutServed, events: [ref.sequence], eventIDs: [ref.eventID], sentence: sentence)
     }
 }
 

@@ -86,7 +86,7 @@ struct VisitSpill {
 
     private static let lost = StorageError(
         .unavailable,
-        "A visit too large to judge in memory could not be sorted in a temporary file (is its disk full?).")
+        "a visit too large to judge in memory could not be sorted in a temporary file (is its disk full?)")
 
     private mutating func append(_ visit: VisitKey, _ kind: KeptRecord.Kind) {
         key.append(visit.installID)

@@ -236,6 +236,22 @@ struct DenseViolationScanTests {
                     sentence: .offerShownWithoutGrant(
                         type: .served, campaignID: text, variantID: "v/\(text)", customerID: index == 0 ? nil : text)))
         }
+        // Actions without a served, after the others so that the indices below stay as they were.
+        for (index, text) in awkward.enumerated() {
+            let type: EventType = index == 2 ? .unknown(text) : index % 2 == 0 ? .action : .dismiss
+            let placement: Placement = index == 3 ? Placement(rawValue: text) : .cartTop
+            let violation = Violation(
+                rule: .actionWithoutServed, events: [Int64(index + 40)], eventIDs: ["e"],
+                sentence: .actionWithoutServed(
+                    type: type, campaignID: text, visitID: "v-\(text)", placement: placement))
+            // The wording, as the rule wrote it before it was kept in parts.
+            #expect(
+                violation.message
+                    == "\(CheckedEvent.article(type.rawValue)) \(type) (sequence \(index + 40)) for campaign "
+                    + "\(Quote.text(text)) in visit \(Quote.text("v-\(text)")) on \(placement), which has no served "
+                    + "event.")
+            violations.append(violation)
+        }
         for violation in violations {
             let report = ViolationReport(
                 workspaceKey: "shop", violations: [violation], counts: [:], checkedEvents: 1, next: nil, rowsRead: 1)
