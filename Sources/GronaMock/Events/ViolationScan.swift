@@ -136,7 +136,11 @@ struct ViolationScan {
             let row = batch.rows[index]
             let installID = columns.installID.value(batch, row.installID) ?? ""
             let visitID = columns.visitID.value(batch, row.visitID)
-            if let start = groupStart, visitID == nil || visitID != start.visitID || installID != start.installID {
+            // Byte for byte, as the storage orders them (`ExactText`).
+            if let start = groupStart,
+                visitID == nil || !ExactText.equal(visitID, start.visitID)
+                    || !ExactText.equal(installID, start.installID)
+            {
                 guard closeVisit(start) else {
                     stopped = true
                     return false

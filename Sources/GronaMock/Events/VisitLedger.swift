@@ -14,8 +14,10 @@ struct VisitLedger {
     static let listedEvents = 1_000
 
     /// The kept events past which a visit moves to a `VisitSpill` when the ledger has a `memoryBound`: each is
-    /// some 100 to 250 bytes in memory (its reference, its group, the facts the filters need).
-    static let standardMemoryBound = 50_000
+    /// some 100 to 600 bytes in memory (its reference, its group and the group's key in the table, the facts the
+    /// filters need). A healthy SDK's visit keeps a few; at 50,000 a visit of screens of their own added some
+    /// 60 MB to the server's peak.
+    static let standardMemoryBound = 10_000
 
     /// Whether the SDK logs events of `type` at most once per visit.
     static func isOnceOnly(_ type: EventType) -> Bool {
@@ -119,7 +121,8 @@ struct VisitLedger {
         for (visit, ref, type) in actions where !servedVisits.contains(visit) {
             spill.appendAction(visit, ref, type: type, facts: facts[ref.sequence])
         }
-        forgetHeld()
+        // What the visit held is not kept for the next: it was as large as the bound.
+        forgetHeld(keepingCapacity: false)
         self.spill = spill
     }
 
@@ -146,13 +149,13 @@ struct VisitLedger {
         spill = nil
     }
 
-    private mutating func forgetHeld() {
-        onceOnly.removeAll(keepingCapacity: true)
-        groups.removeAll(keepingCapacity: true)
-        if hasActions { servedVisits.removeAll(keepingCapacity: true) }
+    private mutating func forgetHeld(keepingCapacity: Bool = true) {
+        onceOnly.removeAll(keepingCapacity: keepingCapacity)
+        groups.removeAll(keepingCapacity: keepingCapacity)
+        if hasActions { servedVisits.removeAll(keepingCapacity: keepingCapacity) }
         hasActions = false
-        actions.removeAll(keepingCapacity: true)
-        if !facts.isEmpty { facts.removeAll(keepingCapacity: true) }
+        actions.removeAll(keepingCapacity: keepingCapacity)
+        if !facts.isEmpty { facts.removeAll(keepingCapacity: keepingCapacity) }
         keptEvents = 0
     }
 
@@ -249,6 +252,13 @@ struct VisitKey: Hashable {
         hasher.combine(visitID)
         hasher.combine(campaignID)
     }
+
+    /// Byte for byte (`ExactText`), as the stores and the sort on disk compare ids.
+    static func == (lhs: VisitKey, rhs: VisitKey) -> Bool {
+        ExactText.equal(lhs.visitID, rhs.visitID) && ExactText.equal(lhs.campaignID, rhs.campaignID)
+            && ExactText.equal(lhs.placement.rawValue, rhs.placement.rawValue)
+            && ExactText.equal(lhs.installID, rhs.installID)
+    }
 }
 
 /// What makes two once-only events the same: visit, screen, key and type.
@@ -262,5 +272,11 @@ struct VisitEventKey: Hashable {
         visit.hash(into: &hasher)
         hasher.combine(screen)
         hasher.combine(type)
+    }
+
+    /// Byte for byte (`ExactText`), as the stores and the sort on disk compare ids.
+    static func == (lhs: VisitEventKey, rhs: VisitEventKey) -> Bool {
+        lhs.visit == rhs.visit && ExactText.equal(lhs.screen, rhs.screen) && ExactText.equal(lhs.key, rhs.key)
+            && ExactText.equal(lhs.type.rawValue, rhs.type.rawValue)
     }
 }

@@ -20,9 +20,6 @@ struct VisitSpill {
         kept = ExternalSort(memoryLimit: memoryLimit)
     }
 
-    /// Whether the events are in a scratch file (past the sort's memory limit).
-    var isOnDisk: Bool { kept.isSpilled }
-
     /// A once-only event, counting `weight` events of its group (more than one for the last event the ledger
     /// listed of a group cut short, when it moves a group here).
     mutating func appendOnceOnly(_ group: VisitEventKey, _ ref: EventRef, weight: Int, facts: EventFacts?) {
@@ -143,7 +140,7 @@ private enum KeptRecord {
         case .onceOnly:
             guard let type = key.string(), let screen = key.string(), let eventKey = key.optionalString(),
                 let sequence = key.int64(), let eventID = payload.string(), let weight = payload.int64(),
-                let facts = VisitSpill.facts(&payload)
+                weight >= 1, let facts = VisitSpill.facts(&payload)
             else { return nil }
             let group = VisitEventKey(visit: visit, screen: screen, key: eventKey, type: EventType(rawValue: type))
             self = .onceOnly(
@@ -181,6 +178,10 @@ private struct Found {
         case action = 1
     }
 
+    /// The rules' places in `ViolationRule`'s order, which the answer sorts a first event's violations by.
+    private static let repeatedRule = UInt8(ViolationRule.allCases.firstIndex(of: .repeatedInVisit) ?? 0)
+    private static let actionRule = UInt8(ViolationRule.allCases.firstIndex(of: .actionWithoutServed) ?? 0)
+
     mutating func take(_ record: KeptRecord) {
         switch record {
         case .onceOnly(let key, let ref, let weight, let eventFacts):
@@ -194,7 +195,8 @@ private struct Found {
                 group = key
             }
             if key.type == .served { visitHasServed = true }
-            count += weight
+            let (sum, overflow) = count.addingReportingOverflow(weight)
+            count = overflow ? .max : sum
             guard events.count < VisitLedger.listedEvents else { return }
             events.append(ref.sequence)
             eventIDs.append(ref.eventID)
@@ -208,7 +210,7 @@ private struct Found {
             guard !visitHasServed else { return }
             key.removeAll()
             key.append(ref.sequence)
-            key.append(UInt8(ViolationRule.allCases.firstIndex(of: .actionWithoutServed) ?? 0))
+            key.append(Self.actionRule)
             payload.removeAll()
             payload.append(Kind.action.rawValue)
             payload.append(type.rawValue)
@@ -232,7 +234,7 @@ private struct Found {
         guard let group, count > 1, let first = events.first else { return }
         key.removeAll()
         key.append(first)
-        key.append(UInt8(ViolationRule.allCases.firstIndex(of: .repeatedInVisit) ?? 0))
+        key.append(Self.repeatedRule)
         payload.removeAll()
         payload.append(Kind.repeated.rawValue)
         payload.append(group.type.rawValue)

@@ -14,7 +14,9 @@ import Darwin
 /// only the visit's end can judge, and holding them was the last of the violation checker's memory that grew
 /// with the data (issue 32). If no scratch file can be made, the records stay in memory, as many as they are.
 struct ExternalSort {
-    static let standardMemoryLimit = 8 << 20
+    /// Runs of 2 MB: a visit's two sorts and their buffers then add under 10 MB to the server, and a million
+    /// events of 120 bytes make some 60 runs, merged in two passes.
+    static let standardMemoryLimit = 2 << 20
     /// The most runs merged at once: more are first merged into longer runs, so that the read buffers stay
     /// bounded too.
     static let mergeWidth = 16
@@ -41,12 +43,14 @@ struct ExternalSort {
     var isSpilled: Bool { !runs.isEmpty }
 
     mutating func append(key: [UInt8], payload: [UInt8]) {
+        count += 1
+        // The records are not all there any more: keeping more would only fill the disk further.
+        guard !failed else { return }
         spans.append(Span(start: held.count, keyLength: key.count, payloadLength: payload.count))
         Self.appendLength(key.count, to: &held)
         Self.appendLength(payload.count, to: &held)
         held += key
         held += payload
-        count += 1
         if held.count >= memoryLimit { writeHeldRun() }
     }
 
@@ -232,7 +236,8 @@ private struct RunReader {
         if buffer.count - position < 8 && next >= end { return buffer.count == position ? .end : .failed }
         guard fill(8, file) else { return .failed }
         let length = ExternalSort.record(in: buffer, at: position).payload.upperBound - position
-        guard fill(length, file) else { return .failed }
+        // A length past the run's end is a damaged record: failed at once, without reading the rest of the run.
+        guard length <= buffer.count - position + (end - next), fill(length, file) else { return .failed }
         (keyRange, payloadRange) = ExternalSort.record(in: buffer, at: position)
         return .record
     }

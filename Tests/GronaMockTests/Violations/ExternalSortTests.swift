@@ -52,6 +52,20 @@ struct ExternalSortTests {
         #expect(sortedIn == sortedOut)
     }
 
+    @Test("records larger than a read buffer come back whole from disk")
+    func largeRecords() {
+        let large = (0..<6).map { index in
+            (
+                key: [UInt8(5 - index)],
+                payload: Array(repeating: UInt8(index), count: ExternalSort.readBytes * 3 + index)
+            )
+        }
+        let (out, spilled, complete) = Self.sorted(large, memoryLimit: 1)
+        #expect(complete && spilled)
+        #expect(out.map(\.key) == large.reversed().map(\.key))
+        #expect(out.map(\.payload) == large.reversed().map(\.payload))
+    }
+
     @Test("a reader that answers false stops the records, in memory and from disk", arguments: [1 << 30, 256])
     func stops(_ memoryLimit: Int) {
         var sort = ExternalSort(memoryLimit: memoryLimit)

@@ -182,4 +182,26 @@ struct VisitSpillTests {
         #expect(repeated.eventCount == repeats + 30)
         #expect(repeated.events == Array(1...Int64(VisitLedger.listedEvents)))
     }
+
+    @Test("ids are compared byte for byte, as the stores order them: a precomposed é and e + U+0301 are two screens")
+    func exactBytes() throws {
+        var stream = ViolationStream()
+        let install = ViolationsCheckerTests.control
+        // Two spellings of one screen id, a screen that sorts between them, each shown twice in one visit.
+        let screens = ["caf\u{E9}", "cafe\u{301}", "cafez"]
+        for _ in 0..<2 {
+            for screen in screens {
+                stream.add(
+                    "served", install: install, arm: "control", screen: ["type": "search", "id": .string(screen)],
+                    visit: "v")
+            }
+        }
+        let storage = try ViolationScanTests.store(stream, ViolationScanTests.arrivals[0])
+        let memory = try Self.pages(storage, limit: 100, bound: .max)
+        let disk = try Self.pages(storage, limit: 100, bound: 0)
+        #expect(disk.visitsSpilled == 1)
+        #expect(disk.violations == memory.violations)
+        let repeats = memory.violations.filter { $0.rule == .repeatedInVisit }
+        #expect(repeats.map(\.events) == [[1, 4], [2, 5], [3, 6]])
+    }
 }
