@@ -6,9 +6,11 @@ import Glibc
 import Darwin
 #endif
 
-/// Records sorted by a key of bytes (`SortableBytes`), in memory bounded by `memoryLimit` however many there
-/// are: past it, the records held are sorted and written to a nameless scratch file as a run, and reading them
-/// back merges the runs, `mergeWidth` at a time, each through a buffer of `readBytes`.
+/// Records sorted by a key of bytes (`SortableBytes`), in memory bounded by `memoryLimit` (and 24 bytes a
+/// record held for where it is) however many there are: past it, the records held are sorted and written to a
+/// nameless scratch file as a run, and reading them back merges the runs, `mergeWidth` at a time, each through
+/// a buffer of `readBytes`. Merged runs are appended to the same file, which is given back whole when the sort
+/// is drained. A struct that owns its file: it is never copied while in use.
 ///
 /// Why: a visit of a broken SDK (one install and visit id for everything) can hold a million events that
 /// only the visit's end can judge, and holding them was the last of the violation checker's memory that grew
