@@ -223,30 +223,20 @@ measure_size() {
 # Every visit event becomes a `served` (a purchase stays one): some five served events per visit, every visit
 # with more than one event a repeat. The per-campaign counts up to the folded mark are recounted to match
 # (the events past it are counted when read), so the funnels answer what is stored.
-densify() {
-    sqlite3 "$WORK/events.sqlite" <<SQL >/dev/null
-PRAGMA busy_timeout = 60000;
-BEGIN IMMEDIATE;
-UPDATE events SET type = 'served', json = CAST(json_set(json, '\$.type', 'served') AS BLOB)
-WHERE workspace_key = '$WORKSPACE' AND visit_id IS NOT NULL AND type NOT IN ('served', 'purchase');
-DELETE FROM campaign_event_counts WHERE workspace_key = '$WORKSPACE';
-INSERT INTO campaign_event_counts
-SELECT workspace_key, campaign_id, coalesce(variant_id, ''), coalesce(arm, ''), demo, type, count(*)
-FROM events WHERE workspace_key = '$WORKSPACE' AND campaign_id IS NOT NULL
-    AND seq <= (SELECT seq FROM campaign_counts_folded)
-GROUP BY 1, 2, 3, 4, 5, 6;
-COMMIT;
-SQL
-}
+densify() { retype served; }
 
 # Makes every visit event an `action` (MODE=actions): no visit has a served, so each is a violation that only
-# the visit's end decides. The per-campaign counts are recounted as `densify` does.
-all_actions() {
+# the visit's end decides.
+all_actions() { retype action; }
+
+# Makes every visit event but a purchase a TYPE, and recounts the per-campaign counts up to the folded mark.
+retype() {
+    local type="$1"
     sqlite3 "$WORK/events.sqlite" <<SQL >/dev/null
 PRAGMA busy_timeout = 60000;
 BEGIN IMMEDIATE;
-UPDATE events SET type = 'action', json = CAST(json_set(json, '\$.type', 'action') AS BLOB)
-WHERE workspace_key = '$WORKSPACE' AND visit_id IS NOT NULL AND type != 'purchase';
+UPDATE events SET type = '$type', json = CAST(json_set(json, '\$.type', '$type') AS BLOB)
+WHERE workspace_key = '$WORKSPACE' AND visit_id IS NOT NULL AND type NOT IN ('$type', 'purchase');
 DELETE FROM campaign_event_counts WHERE workspace_key = '$WORKSPACE';
 INSERT INTO campaign_event_counts
 SELECT workspace_key, campaign_id, coalesce(variant_id, ''), coalesce(arm, ''), demo, type, count(*)

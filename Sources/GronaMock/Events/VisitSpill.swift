@@ -1,3 +1,5 @@
+import GronaMockPlatform
+
 /// A visit's kept events once there are more than `VisitLedger` holds (`memoryBound`), sorted on disk
 /// (`ExternalSort`), and its `repeated_in_visit` and `action_without_served` decided from them in bounded memory.
 ///
@@ -16,8 +18,11 @@ struct VisitSpill {
     private var key = SortableBytes()
     private var payload = SortableBytes()
 
-    init(memoryLimit: Int) {
-        kept = ExternalSort(memoryLimit: memoryLimit)
+    init(
+        memoryLimit: Int,
+        makeFile: @escaping @Sendable () -> (any SortFile)? = { ScratchFile(prefix: "grona-mock-sort") }
+    ) {
+        kept = ExternalSort(memoryLimit: memoryLimit, makeFile: makeFile)
     }
 
     /// A once-only event, counting `weight` events of its group (more than one for the last event the ledger
@@ -53,7 +58,7 @@ struct VisitSpill {
     mutating func decide(
         describing: Bool, _ body: (Violation, (Int64) -> EventFacts?) -> Bool
     ) throws(StorageError) -> Bool {
-        var found = Found(memoryLimit: kept.memoryLimit)
+        var found = Found(violations: ExternalSort(memoryLimit: kept.memoryLimit, makeFile: kept.makeFile))
         var damaged = false
         let read = kept.drain { key, payload in
             guard let record = KeptRecord(key: key, payload: payload) else {
@@ -169,8 +174,8 @@ private struct Found {
     private var key = SortableBytes()
     private var payload = SortableBytes()
 
-    init(memoryLimit: Int) {
-        violations = ExternalSort(memoryLimit: memoryLimit)
+    init(violations: ExternalSort) {
+        self.violations = violations
     }
 
     private enum Kind: UInt8 {

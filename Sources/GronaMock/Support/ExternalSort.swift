@@ -30,15 +30,22 @@ struct ExternalSort {
     private var held: [UInt8] = []
     /// Where each record held is, so that sorting compares keys without reading their lengths again.
     private var spans: [Span] = []
-    private var file: ScratchFile?
+    private var file: (any SortFile)?
     private var fileLength = 0
     private var runs: [Range<Int>] = []
     /// Set when the scratch file refused a write or a read (a full disk): the records are not all there.
     private(set) var failed = false
     private(set) var count = 0
 
-    init(memoryLimit: Int = Self.standardMemoryLimit) {
+    /// Makes the scratch file at the first run (tests give one that fails).
+    let makeFile: @Sendable () -> (any SortFile)?
+
+    init(
+        memoryLimit: Int = Self.standardMemoryLimit,
+        makeFile: @escaping @Sendable () -> (any SortFile)? = { ScratchFile(prefix: "grona-mock-sort") }
+    ) {
         self.memoryLimit = memoryLimit
+        self.makeFile = makeFile
     }
 
     /// Whether runs were written to the scratch file.
@@ -59,7 +66,7 @@ struct ExternalSort {
     /// Hands each record to `body` in key order (records with equal keys in no particular order) until it
     /// answers false, and forgets them all. False when records were lost to the scratch file's errors.
     mutating func drain(_ body: (_ key: ArraySlice<UInt8>, _ payload: ArraySlice<UInt8>) -> Bool) -> Bool {
-        defer { self = ExternalSort(memoryLimit: memoryLimit) }
+        defer { self = ExternalSort(memoryLimit: memoryLimit, makeFile: makeFile) }
         guard !runs.isEmpty else {
             sortHeld()
             for span in spans {
@@ -92,7 +99,7 @@ struct ExternalSort {
     /// Sorts the records held and appends them to the scratch file as one run; keeps them in memory (and stops
     /// trying) if no file can be made.
     private mutating func writeHeldRun() {
-        guard let file = file ?? ScratchFile(prefix: "grona-mock-sort") else {
+        guard let file = file ?? makeFile() else {
             memoryLimit = .max
             return
         }
@@ -112,7 +119,7 @@ struct ExternalSort {
     }
 
     /// Appends `output` to the scratch file and empties it; false if the file refused it.
-    private static func write(_ output: inout [UInt8], to file: ScratchFile, at length: inout Int) -> Bool {
+    private static func write(_ output: inout [UInt8], to file: any SortFile, at length: inout Int) -> Bool {
         guard !output.isEmpty else { return true }
         defer { output.removeAll(keepingCapacity: true) }
         guard file.write(output, at: length) else { return false }
@@ -151,7 +158,7 @@ struct ExternalSort {
     /// Merges `runs` of the scratch file into one stream of records in key order, until `body` answers false;
     /// false if the file could not be read.
     private static func merge(
-        _ runs: [Range<Int>], from file: ScratchFile,
+        _ runs: [Range<Int>], from file: any SortFile,
         _ body: (_ key: ArraySlice<UInt8>, _ payload: ArraySlice<UInt8>) -> Bool
     ) -> Bool {
         var readers: [RunReader] = []
@@ -201,6 +208,14 @@ struct ExternalSort {
     }
 }
 
+/// Where an `ExternalSort` writes its runs and reads them back: a `ScratchFile`, or in tests a file that fails.
+protocol SortFile: AnyObject, Sendable {
+    func write(_ bytes: [UInt8], at offset: Int) -> Bool
+    func read(at offset: Int, count: Int, into output: inout [UInt8]) -> Bool
+}
+
+extension ScratchFile: SortFile {}
+
 /// Where a record held is: its header (the two lengths) at `start`, then its key and its payload.
 private struct Span {
     var start: Int
@@ -233,7 +248,7 @@ private struct RunReader {
     var payload: ArraySlice<UInt8> { buffer[payloadRange] }
 
     /// Moves to the next record.
-    mutating func advance(_ file: ScratchFile) -> Step {
+    mutating func advance(_ file: any SortFile) -> Step {
         position = payloadRange.upperBound
         if buffer.count - position < 8 && next >= end { return buffer.count == position ? .end : .failed }
         guard fill(8, file) else { return .failed }
@@ -245,7 +260,7 @@ private struct RunReader {
     }
 
     /// Reads until the buffer holds `count` bytes from `position`, first dropping what is before it.
-    private mutating func fill(_ count: Int, _ file: ScratchFile) -> Bool {
+    private mutating func fill(_ count: Int, _ file: any SortFile) -> Bool {
         guard buffer.count - position < count else { return true }
         buffer.removeSubrange(..<position)
         position = 0

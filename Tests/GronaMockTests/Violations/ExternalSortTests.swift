@@ -79,6 +79,63 @@ struct ExternalSortTests {
         #expect(seen == 10)
     }
 
+    /// A scratch file held in memory that refuses its writes past `writableBytes`, or every read.
+    final class FailingFile: SortFile, @unchecked Sendable {
+        private var bytes: [UInt8] = []
+        let writableBytes: Int
+        let refusesReads: Bool
+
+        init(writableBytes: Int = .max, refusesReads: Bool = false) {
+            self.writableBytes = writableBytes
+            self.refusesReads = refusesReads
+        }
+
+        func write(_ data: [UInt8], at offset: Int) -> Bool {
+            guard offset + data.count <= writableBytes else { return false }
+            if bytes.count < offset + data.count { bytes += repeatElement(0, count: offset + data.count - bytes.count) }
+            bytes.replaceSubrange(offset..<(offset + data.count), with: data)
+            return true
+        }
+
+        func read(at offset: Int, count: Int, into output: inout [UInt8]) -> Bool {
+            guard !refusesReads, offset + count <= bytes.count else { return false }
+            output += bytes[offset..<(offset + count)]
+            return true
+        }
+    }
+
+    @Test(
+        "a scratch file that refuses a write or a read fails the sort: never fewer records as if complete",
+        arguments: [(10_000, false), (0, false), (.max, true)])
+    func failingFile(_ writableBytes: Int, _ refusesReads: Bool) {
+        let file = FailingFile(writableBytes: writableBytes, refusesReads: refusesReads)
+        var sort = ExternalSort(memoryLimit: 1_024) { file }
+        for record in Self.records(2_000, seed: 3) { sort.append(key: record.key, payload: record.payload) }
+        #expect(sort.count == 2_000)
+        var seen = 0
+        let complete = sort.drain { _, _ in
+            seen += 1
+            return true
+        }
+        #expect(!complete)
+        #expect(seen < 2_000)
+    }
+
+    @Test("with no scratch file to be had, every record stays in memory and comes back sorted")
+    func noFile() {
+        let records = Self.records(2_000, seed: 4)
+        var sort = ExternalSort(memoryLimit: 1_024) { nil }
+        for record in records { sort.append(key: record.key, payload: record.payload) }
+        #expect(!sort.isSpilled)
+        var keys: [[UInt8]] = []
+        let complete = sort.drain { key, _ in
+            keys.append(Array(key))
+            return true
+        }
+        #expect(complete)
+        #expect(keys == records.map(\.key).sorted { $0.lexicographicallyPrecedes($1) })
+    }
+
     @Test("sortable bytes sort as their values and read back as written")
     func sortableBytes() throws {
         let strings = ["", "\u{0}", "\u{0}\u{0}", "a", "a\u{0}", "a\u{0}b", "ab", "b", "é", "\u{FFFF}"]

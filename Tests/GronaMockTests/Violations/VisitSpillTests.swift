@@ -102,7 +102,7 @@ struct VisitSpillTests {
     }
 
     /// One visit of the control install where every event is an action or dismissal, of two campaigns: the
-    /// first `servedAt` has a `served` halfway, so its actions are no violation; the other has none.
+    /// first (`home-hero`) has a `served` halfway, so its actions are no violation; the other has none.
     static func actionsStream(count: Int) -> ViolationStream {
         var stream = ViolationStream()
         let install = ViolationsCheckerTests.control
@@ -117,17 +117,26 @@ struct VisitSpillTests {
 
     @Test("every event an action: the ledger keeps its bound, the rest is sorted on disk, nothing changes")
     func actions() throws {
-        let count = 2_000
-        let storage = try ViolationScanTests.store(Self.actionsStream(count: count), ViolationScanTests.arrivals[0])
-        let memory = try Self.pages(storage, limit: 10_000, bound: .max)
-        let disk = try Self.pages(storage, limit: 10_000, bound: 100)
         // The other campaign's actions and dismissals have no served: half the events are a violation.
-        #expect(memory.violations.filter { $0.rule == .actionWithoutServed }.count == count / 2)
-        #expect(memory.mostEventsKept >= count / 2)
-        #expect(disk.mostEventsKept == 100)
-        #expect(disk.visitsSpilled == 1)
-        #expect(disk.violations == memory.violations)
-        try Self.expectSameOnDisk(storage, limits: [500], filteredLimit: 10_000)
+        try Self.expectOneVisit(
+            Self.actionsStream(count: 2_000), rule: .actionWithoutServed, violations: 1_000, keptInMemory: 1_000)
+    }
+
+    /// One large visit judged in memory and on disk past 100 kept events: `violations` of `rule`, at least
+    /// `keptInMemory` events kept by the ledger in memory and never more than the bound on disk, the same answers.
+    static func expectOneVisit(
+        _ stream: ViolationStream, rule: ViolationRule, violations: Int, keptInMemory: Int,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let storage = try ViolationScanTests.store(stream, ViolationScanTests.arrivals[0])
+        let memory = try pages(storage, limit: 10_000, bound: .max)
+        let disk = try pages(storage, limit: 10_000, bound: 100)
+        #expect(memory.violations.filter { $0.rule == rule }.count == violations, sourceLocation: sourceLocation)
+        #expect(memory.mostEventsKept >= keptInMemory, sourceLocation: sourceLocation)
+        #expect(disk.mostEventsKept == 100, sourceLocation: sourceLocation)
+        #expect(disk.visitsSpilled == 1, sourceLocation: sourceLocation)
+        #expect(disk.violations == memory.violations, sourceLocation: sourceLocation)
+        try expectSameOnDisk(storage, limits: [500], filteredLimit: 10_000, sourceLocation: sourceLocation)
     }
 
     /// One visit of the control install where every once-only event is on a screen of its own, but every third
@@ -148,16 +157,8 @@ struct VisitSpillTests {
 
     @Test("every once-only event on a screen of its own: groups past the bound are found on disk")
     func screens() throws {
-        let count = 2_000
-        let storage = try ViolationScanTests.store(Self.screensStream(count: count), ViolationScanTests.arrivals[0])
-        let memory = try Self.pages(storage, limit: 10_000, bound: .max)
-        let disk = try Self.pages(storage, limit: 10_000, bound: 100)
-        #expect(memory.violations.filter { $0.rule == .repeatedInVisit }.count == count / 3)
-        #expect(memory.mostEventsKept >= count)
-        #expect(disk.mostEventsKept == 100)
-        #expect(disk.visitsSpilled == 1)
-        #expect(disk.violations == memory.violations)
-        try Self.expectSameOnDisk(storage, limits: [500], filteredLimit: 10_000)
+        try Self.expectOneVisit(
+            Self.screensStream(count: 2_000), rule: .repeatedInVisit, violations: 2_000 / 3, keptInMemory: 2_000)
     }
 
     @Test("a repeat cut short when the visit moves to disk keeps counting: its first events listed, all counted")
@@ -203,5 +204,24 @@ struct VisitSpillTests {
         #expect(disk.violations == memory.violations)
         let repeats = memory.violations.filter { $0.rule == .repeatedInVisit }
         #expect(repeats.map(\.events) == [[1, 4], [2, 5], [3, 6]])
+    }
+
+    @Test("a visit whose scratch file fails is an error for the answer, never a shorter list")
+    func failingFile() throws {
+        let file = ExternalSortTests.FailingFile(writableBytes: 4_096)
+        var spill = VisitSpill(memoryLimit: 256) { file }
+        let visit = VisitKey(installID: "i", visitID: "v", placement: .homeTop, campaignID: "home-hero")
+        for sequence in 1...Int64(500) {
+            let ref = EventRef(sequence: sequence, eventID: "e-\(sequence)")
+            spill.appendAction(visit, ref, type: .action, facts: nil)
+        }
+        var answered = 0
+        #expect(throws: StorageError.self) {
+            _ = try spill.decide(describing: true) { _, _ in
+                answered += 1
+                return true
+            }
+        }
+        #expect(answered == 0)
     }
 }
