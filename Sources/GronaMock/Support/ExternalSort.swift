@@ -17,12 +17,12 @@ import Darwin
 /// with the data (issue 32). If no scratch file can be made, the records stay in memory, as many as they are.
 struct ExternalSort {
     /// Runs of 2 MB: a visit's two sorts and their buffers then add under 10 MB to the server, and a million
-    /// events of 120 bytes make some 60 runs, merged in two passes.
+    /// events of 120 bytes make some 60 runs, merged in one pass.
     static let standardMemoryLimit = 2 << 20
-    /// The most runs merged at once: more are first merged into longer runs, so that the read buffers stay
-    /// bounded too.
-    static let mergeWidth = 16
-    static let readBytes = 64 << 10
+    /// The most runs merged at once (128 MB of runs of 2 MB): more are first merged into longer runs, so that
+    /// the read buffers stay bounded too (2 MB for 64).
+    static let mergeWidth = 64
+    static let readBytes = 32 << 10
 
     /// Bytes of records held before they are written out as a run (smaller in tests).
     var memoryLimit: Int
@@ -170,18 +170,35 @@ struct ExternalSort {
             case .failed: return false
             }
         }
-        while !readers.isEmpty {
-            var least = 0
-            for index in readers.indices.dropFirst()
-            where precedes(readers[index].key, readers[least].key) {
-                least = index
+        // The readers as a binary heap by their record's key: the least on top, found in a few comparisons
+        // however many runs are merged.
+        func precedes(_ left: Int, _ right: Int) -> Bool {
+            Self.precedes(readers[left].key, readers[right].key)
+        }
+        var heap = Array(readers.indices)
+        func siftDown(_ start: Int) {
+            var parent = start
+            while true {
+                var least = parent
+                let left = 2 * parent + 1
+                if left < heap.count, precedes(heap[left], heap[least]) { least = left }
+                if left + 1 < heap.count, precedes(heap[left + 1], heap[least]) { least = left + 1 }
+                guard least != parent else { return }
+                heap.swapAt(parent, least)
+                parent = least
             }
-            guard body(readers[least].key, readers[least].payload) else { return true }
-            switch readers[least].advance(file) {
-            case .record: continue
-            case .end: readers.remove(at: least)
+        }
+        for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
+        while let top = heap.first {
+            guard body(readers[top].key, readers[top].payload) else { return true }
+            switch readers[top].advance(file) {
+            case .record: break
+            case .end:
+                heap.swapAt(0, heap.count - 1)
+                heap.removeLast()
             case .failed: return false
             }
+            siftDown(0)
         }
         return true
     }
