@@ -94,20 +94,15 @@ package struct ViolationsChecker {
     }
 
     /// Checks one stored event, read already, with what the filters need to know of it (kept with the event
-    /// when its visit's ledger keeps it). True when the ledger keeps it, to name in a violation decided when the
-    /// visit ends (`decideVisit`); its own violations are found at once.
-    @discardableResult
-    mutating func add(_ event: CheckedEvent, facts: EventFacts? = nil) -> Bool {
+    /// when its visit's ledger keeps it, to name in a violation decided when the visit ends: `decideVisit`); its
+    /// own violations are found at once.
+    mutating func add(_ event: CheckedEvent, facts: EventFacts? = nil) {
         checkedEvents += 1
         checkDemo(event)
-        if event.isOne(of: .purchase) {
-            checkPurchase(event)
-            return false
-        }
-        guard let campaignID = event.campaignID, let variantID = event.variantID else { return false }
-        let kept = visits.collect(event, campaignID: campaignID, facts: facts)
+        if event.isOne(of: .purchase) { return checkPurchase(event) }
+        guard let campaignID = event.campaignID, let variantID = event.variantID else { return }
+        visits.collect(event, campaignID: campaignID, facts: facts)
         checkEvent(event, campaignID: campaignID, variantID: variantID)
-        return kept
     }
 
     /// The rules of one placement event with a campaign and variant.

@@ -6,7 +6,7 @@
 /// What it holds in memory is bounded by the visit's groups, not by its events: a group lists its first
 /// `listedEvents` events and counts the rest, and an action is dropped as soon as its visit has a `served`. One
 /// visit where every event is the same `served` (a broken client with one install and visit id for everything)
-/// is one group of 1,000 events however long it runs. Two shapes still grow with the visit: every event an
+/// is one group of 1,000 events however long it runs. Two shapes would still grow with the visit: every event an
 /// action without a `served`, and every once-only event on a screen of its own (each is a group). Past
 /// `memoryBound` kept events, the visit moves to a `VisitSpill`, sorted on disk (issue 32).
 struct VisitLedger {
@@ -57,53 +57,53 @@ struct VisitLedger {
     /// Whether the visit at hand moved to a `VisitSpill`.
     var isSpilled: Bool { spill != nil }
 
-    /// Takes one event, with what the filters need to know of it (nil without filters); true when the ledger
-    /// keeps it to name in a violation decided at the visit's end, false when it never will.
-    mutating func collect(_ event: CheckedEvent, campaignID: String, facts eventFacts: EventFacts? = nil) -> Bool {
-        guard let visitID = event.visitID, let placement = event.placement else { return false }
+    /// Takes one event, with what the filters need to know of it (nil without filters), and keeps it if a
+    /// violation decided at the visit's end may name it.
+    mutating func collect(_ event: CheckedEvent, campaignID: String, facts eventFacts: EventFacts? = nil) {
+        guard let visitID = event.visitID, let placement = event.placement else { return }
         let visit = VisitKey(installID: event.installID, visitID: visitID, placement: placement, campaignID: campaignID)
-        let ref = EventRef(sequence: event.sequence, eventID: event.eventID)
+        // Made only for an event kept: most repeats past the listed ones and most actions are not.
+        var ref: EventRef { EventRef(sequence: event.sequence, eventID: event.eventID) }
         if Self.isOnceOnly(event.type) {
             let key = VisitEventKey(visit: visit, screen: event.screen, key: event.key, type: event.type)
             guard spill == nil else {
                 spill?.appendOnceOnly(key, ref, weight: 1, facts: eventFacts)
-                return true
+                return
             }
             if let position = position(of: key) {
                 groups[position].count += 1
-                guard groups[position].refs.count < Self.listedEvents else { return false }
+                guard groups[position].refs.count < Self.listedEvents else { return }
                 // Room for a few more at the first repeat: a broken SDK repeats its once-only events some five
                 // times a visit, and growing the list one event at a time was three more allocations a visit. A
                 // group that never repeats (a healthy SDK's) keeps its list of one.
                 if groups[position].refs.count == 1 { groups[position].refs.reserveCapacity(Self.firstRefs) }
                 groups[position].refs.append(ref)
-                keep(ref, eventFacts)
-                return true
+                keep(event.sequence, eventFacts)
+                return
             }
             if hasActions && event.type == .served { servedVisits.insert(visit) }
             if !onceOnly.isEmpty { onceOnly[key] = groups.count }
             groups.append(Group(key: key, refs: [ref]))
-            keep(ref, eventFacts)
-            return true
+            keep(event.sequence, eventFacts)
+            return
         }
-        guard event.isOne(of: .action, .dismiss) else { return false }
+        guard event.isOne(of: .action, .dismiss) else { return }
         guard spill == nil else {
             spill?.appendAction(visit, ref, type: event.type, facts: eventFacts)
-            return true
+            return
         }
         if !hasActions {
             hasActions = true
             for group in groups where group.key.type == .served { servedVisits.insert(group.key.visit) }
         }
-        guard !servedVisits.contains(visit) else { return false }
+        guard !servedVisits.contains(visit) else { return }
         actions.append((visit, ref, event.type))
-        keep(ref, eventFacts)
-        return true
+        keep(event.sequence, eventFacts)
     }
 
     /// Counts an event kept in memory, and moves the visit to a `VisitSpill` past `memoryBound`.
-    private mutating func keep(_ ref: EventRef, _ eventFacts: EventFacts?) {
-        if let eventFacts { facts[ref.sequence] = eventFacts }
+    private mutating func keep(_ sequence: Int64, _ eventFacts: EventFacts?) {
+        if let eventFacts { facts[sequence] = eventFacts }
         keptEvents += 1
         if let memoryBound, keptEvents > memoryBound { moveToSpill() }
     }
@@ -166,10 +166,7 @@ struct VisitLedger {
     mutating func decide(
         describing: Bool, _ body: (Violation, (Int64) -> EventFacts?) -> Bool
     ) throws(StorageError) -> Bool {
-        if spill != nil {
-            defer { spill = nil }
-            return try spill?.decide(describing: describing, body) ?? true
-        }
+        guard spill == nil else { return try spill?.decide(describing: describing, body) ?? true }
         decided.removeAll(keepingCapacity: true)
         appendViolations(describing: describing, to: &decided)
         ViolationsChecker.order(&decided)

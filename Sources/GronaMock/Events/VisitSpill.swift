@@ -1,5 +1,3 @@
-import GronaMockPlatform
-
 /// A visit's kept events once there are more than `VisitLedger` holds (`memoryBound`), sorted on disk
 /// (`ExternalSort`), and its `repeated_in_visit` and `action_without_served` decided from them in bounded memory.
 ///
@@ -18,10 +16,7 @@ struct VisitSpill {
     private var key = SortableBytes()
     private var payload = SortableBytes()
 
-    init(
-        memoryLimit: Int,
-        makeFile: @escaping @Sendable () -> (any SortFile)? = { ScratchFile(prefix: "grona-mock-sort") }
-    ) {
+    init(memoryLimit: Int, makeFile: @escaping @Sendable () -> (any SortFile)? = ExternalSort.scratchFile) {
         kept = ExternalSort(memoryLimit: memoryLimit, makeFile: makeFile)
     }
 

@@ -40,10 +40,11 @@ struct ExternalSort {
     /// Makes the scratch file at the first run (tests give one that fails).
     let makeFile: @Sendable () -> (any SortFile)?
 
-    init(
-        memoryLimit: Int = Self.standardMemoryLimit,
-        makeFile: @escaping @Sendable () -> (any SortFile)? = { ScratchFile(prefix: "grona-mock-sort") }
-    ) {
+    /// A nameless file in `$TMPDIR`: what a sort writes its runs to unless told otherwise.
+    static let scratchFile: @Sendable () -> (any SortFile)? = { ScratchFile(prefix: "grona-mock-sort") }
+
+    init(memoryLimit: Int = Self.standardMemoryLimit, makeFile: @escaping @Sendable () -> (any SortFile)? = scratchFile)
+    {
         self.memoryLimit = memoryLimit
         self.makeFile = makeFile
     }
